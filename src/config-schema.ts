@@ -1,0 +1,88 @@
+/**
+ * The configuration file's shape (YAML or JSON), validated once at start-up with zod so that
+ * every mistake is reported with its path. Loading, environment overrides and defaults for
+ * the embedded mode live in config.ts; this file is only the schema and its types.
+ */
+import { z } from 'zod';
+
+const port = z.number().int().min(0).max(65535);
+
+export const catalogSchema = z.strictObject({
+  /** Name used in `CALL <name>.sys.<procedure>(...)`; also the Doris catalog name. */
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a catalog name is letters, digits and _'),
+  /** Paimon metastore kind. */
+  type: z.enum(['filesystem', 'hive', 'rest']).default('filesystem'),
+  /** Warehouse root: a local directory, file:///..., s3://bucket/path, s3a://..., oss://... */
+  warehouse: z.string().min(1),
+  /** Hive metastore thrift URI (type hive) or REST catalog URI (type rest). */
+  uri: z.string().optional(),
+  /**
+   * Storage and catalog properties with Paimon's keys (s3.endpoint, s3.access-key,
+   * s3.secret-key, s3.region, s3.path.style.access, token, ...). Values whose key names a
+   * secret are masked wherever they are shown.
+   */
+  properties: z.record(z.string(), z.string()).default({}),
+});
+
+export const userSchema = z.strictObject({
+  name: z.string().min(1),
+  /** mysql_native_password stored hash: '*' + hex(SHA1(SHA1(password))), 41 chars. */
+  native_hash: z.string().regex(/^\*[0-9A-Fa-f]{40}$/).optional(),
+  /** caching_sha2_password stored hash as MySQL writes it ($A$005$...), or our own salted SHA-256 form. */
+  sha2_hash: z.string().optional(),
+  /** Grants in standalone mode, e.g. ["ALTER ON paimon.*.*", "SELECT ON *.*.*"]. */
+  grants: z.array(z.string()).default([]),
+});
+
+export const configSchema = z.strictObject({
+  listen: z
+    .strictObject({
+      host: z.string().default('127.0.0.1'),
+      /** 9031: beside a Doris FE's own query port 9030 on the same host. */
+      port: port.default(9031),
+      tls: z
+        .strictObject({ cert: z.string(), key: z.string(), required: z.boolean().default(false) })
+        .optional(),
+    })
+    .prefault({}),
+  upstream: z
+    .strictObject({
+      host: z.string(),
+      port: port.default(9030),
+      tls: z.boolean().default(false),
+      /** Send a PROXY protocol v1 line first (Doris enable_proxy_protocol=true). */
+      proxy_protocol: z.boolean().default(false),
+      connect_timeout_ms: z.number().int().positive().default(10000),
+    })
+    .optional(),
+  catalogs: z.array(catalogSchema).default([]),
+  /** Standalone mode: a YAML/JSON file with `users: [...]` (userSchema); relative to the config file. */
+  users_file: z.string().optional(),
+  logging: z
+    .strictObject({
+      level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+      file: z.string().optional(),
+    })
+    .prefault({}),
+  audit: z
+    .strictObject({
+      file: z.string().optional(),
+    })
+    .prefault({}),
+  metrics: z.strictObject({ port: port.optional(), host: z.string().default('127.0.0.1') }).prefault({}),
+  procedures: z
+    .strictObject({
+      /** remove_orphan_files refuses an older_than younger than this unless forced (ADMIN). */
+      orphan_min_age_ms: z.number().int().nonnegative().default(3_600_000),
+      default_timeout_ms: z.number().int().positive().default(3_600_000),
+      max_timeout_ms: z.number().int().positive().default(86_400_000),
+      delete_concurrency: z.number().int().positive().default(16),
+      compact_memory_budget_mb: z.number().int().positive().default(512),
+      compact_concurrency: z.number().int().positive().default(2),
+    })
+    .prefault({}),
+});
+
+export type CatalogConfig = z.infer<typeof catalogSchema>;
+export type UserConfig = z.infer<typeof userSchema>;
+export type ProxyConfig = z.infer<typeof configSchema>;
