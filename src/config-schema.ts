@@ -7,6 +7,15 @@ import { z } from 'zod';
 
 const port = z.number().int().min(0).max(65535);
 
+/** A MySQL-protocol database the proxy writes to itself (audit table, shared job store). */
+export const mysqlTargetSchema = z.strictObject({
+  host: z.string().min(1),
+  port: port.default(3306),
+  user: z.string().min(1),
+  password: z.string().optional(),
+  database: z.string().min(1),
+});
+
 export const catalogSchema = z.strictObject({
   /** Name used in `CALL <name>.sys.<procedure>(...)`; also the Doris catalog name. */
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a catalog name is letters, digits and _'),
@@ -53,6 +62,12 @@ export const configSchema = z.strictObject({
       /** Send a PROXY protocol v1 line first (Doris enable_proxy_protocol=true). */
       proxy_protocol: z.boolean().default(false),
       connect_timeout_ms: z.number().int().positive().default(10000),
+      /**
+       * The proxy's own FE account for `REFRESH TABLE <catalog>.<db>.<table>` after a procedure
+       * changed a table (src/fe-refresh.ts). Without it no refresh is sent (a Note says so).
+       */
+      refresh_user: z.string().min(1).optional(),
+      refresh_password: z.string().optional(),
     })
     .optional(),
   catalogs: z.array(catalogSchema).default([]),
@@ -67,6 +82,32 @@ export const configSchema = z.strictObject({
   audit: z
     .strictObject({
       file: z.string().optional(),
+      /** Also insert each record into a table over a MySQL-protocol connection (created if absent). */
+      mysql: mysqlTargetSchema
+        .extend({ table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('paimon_procedure_audit') })
+        .optional(),
+    })
+    .prefault({}),
+  /** Privilege checks for intercepted CALLs (src/security). */
+  security: z
+    .strictObject({
+      /** How long a user's grants fetched from the FE are reused. */
+      grant_cache_ttl_ms: z.number().int().nonnegative().default(30_000),
+      /** Set false only for trusted single-user set-ups: every CALL is then allowed. */
+      check_privileges: z.boolean().default(true),
+    })
+    .prefault({}),
+  /** Asynchronous procedure jobs (procedures/jobs). */
+  jobs: z
+    .strictObject({
+      /** 'file': JSON lines under `dir` (default <cwd>/.paimon-proxy); 'mysql': a shared table. */
+      store: z.enum(['file', 'mysql']).default('file'),
+      dir: z.string().optional(),
+      mysql: mysqlTargetSchema
+        .extend({ table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('paimon_procedure_jobs') })
+        .optional(),
+      /** Finished jobs older than this are dropped from the store when it is compacted. */
+      retention_ms: z.number().int().positive().default(7 * 86_400_000),
     })
     .prefault({}),
   metrics: z.strictObject({ port: port.optional(), host: z.string().default('127.0.0.1') }).prefault({}),
@@ -79,6 +120,12 @@ export const configSchema = z.strictObject({
       delete_concurrency: z.number().int().positive().default(16),
       compact_memory_budget_mb: z.number().int().positive().default(512),
       compact_concurrency: z.number().int().positive().default(2),
+      /** A metadata-changing CALL on a table that another CALL holds: wait for it, or fail at once. */
+      table_lock: z.enum(['wait', 'fail']).default('wait'),
+      /** Longest wait for a table lock before failing (table_lock 'wait'). */
+      table_lock_wait_ms: z.number().int().nonnegative().default(60_000),
+      /** Global cap on heavy procedures (compact, orphan cleanup, ...) running at once; more queue. */
+      max_concurrent_heavy: z.number().int().positive().default(2),
     })
     .prefault({}),
 });
