@@ -49,4 +49,13 @@ export interface FileIO {
   mkdirs(dir: string): Promise<void>;
   /** Rename within one store; false if the target existed (no overwrite). */
   rename(from: string, to: string): Promise<boolean>;
+  /**
+   * Copy one file (Paimon `FileIO.copyFile`). With overwrite=false and an existing target,
+   * returns false and leaves the target alone.
+   */
+  copyFile(from: string, to: string, overwrite: boolean): Promise<boolean>;
+  /** True for S3-like stores where rename is copy+delete (Paimon `FileIO.isObjectStore`). */
+  readonly isObjectStore: boolean;
+  /** Release clients and sockets. Safe to call more than once. */
+  close(): Promise<void>;
 }
