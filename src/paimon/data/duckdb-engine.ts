@@ -1,0 +1,306 @@
+/**
+ * The Parquet engine: DuckDB's Node API, in-process (chosen by measurement, see
+ * bench/parquet-engines.ts). DuckDB reads and writes only local files here (its httpfs
+ * extension cannot be downloaded), so remote objects are streamed through our FileIO to a
+ * local temporary file and back; nothing is ever held in memory whole.
+ *
+ * This module maps Paimon types to DuckDB column types and JS values both ways, and builds
+ * the FIELD_IDS clause that gives every Parquet column Paimon's field id.
+ */
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DuckDBBlobValue,
+  DuckDBDateValue,
+  DuckDBDecimalValue,
+  DuckDBInstance,
+  DuckDBListValue,
+  DuckDBMapValue,
+  DuckDBStructValue,
+  DuckDBTimeValue,
+  DuckDBTimestampMillisecondsValue,
+  DuckDBTimestampNanosecondsValue,
+  DuckDBTimestampSecondsValue,
+  DuckDBTimestampTZValue,
+  DuckDBTimestampValue,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import { PaimonError } from '../errors.js';
+import { Decimal, Timestamp } from '../binary-row.js';
+import type { DataFieldSpec, FieldType } from './field-type.js';
+import { typeToString } from './field-type.js';
+import type { Datum } from './internal-row.js';
+import { arrayElementFieldId, mapKeyFieldId, mapValueFieldId } from './data-file-layout.js';
+
+export interface DataEngineConfig {
+  /** DuckDB's memory limit, e.g. "512MB". DuckDB spills to tempDir beyond it. */
+  memoryLimit: string;
+  /** Worker threads inside DuckDB. */
+  threads: number;
+  /** Local directory for temporary copies of remote files, spill files and files being written. */
+  tempDir: string;
+}
+
+let config: DataEngineConfig = {
+  memoryLimit: process.env.PAIMON_DATA_MEMORY_LIMIT ?? '512MB',
+  threads: Number(process.env.PAIMON_DATA_THREADS ?? 2),
+  tempDir: process.env.PAIMON_DATA_TMP ?? join(tmpdir(), `paimon-proxy-data-${process.pid}`),
+};
+let instance: Promise<DuckDBInstance> | null = null;
+
+/** Sets the engine's limits; takes effect for the instance created next (call before first use). */
+export function configureDataEngine(c: Partial<DataEngineConfig>): void {
+  config = { ...config, ...c };
+}
+
+export function dataEngineConfig(): DataEngineConfig {
+  return config;
+}
+
+export function dataTempDir(): string {
+  mkdirSync(config.tempDir, { recursive: true });
+  return config.tempDir;
+}
+
+async function createInstance(): Promise<DuckDBInstance> {
+  const dir = dataTempDir();
+  return DuckDBInstance.create(':memory:', {
+    threads: String(config.threads),
+    memory_limit: config.memoryLimit,
+    temp_directory: join(dir, 'duckdb-spill'),
+    // No extension may be fetched: this process only ever reads local Parquet files.
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
+}
+
+export async function connectDuckDB(): Promise<DuckDBConnection> {
+  if (!instance) instance = createInstance();
+  return (await instance).connect();
+}
+
+/** Closes the shared instance (tests, shutdown). */
+export async function closeDataEngine(): Promise<void> {
+  if (!instance) return;
+  const i = await instance;
+  instance = null;
+  i.closeSync();
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export function quoteLiteral(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** A local filesystem path for `path` when it is one (no scheme, or file:), else null. */
+export function localPathOf(path: string): string | null {
+  if (path.startsWith('file://')) return decodeURIComponent(path.slice('file://'.length));
+  if (path.startsWith('file:')) return path.slice('file:'.length);
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(path)) return null;
+  return path;
+}
+
+// ---------------------------------------------------------------------------------------
+// Paimon type -> DuckDB column type (what we write; ParquetSchemaConverter is the target)
+// ---------------------------------------------------------------------------------------
+
+/**
+ * The DuckDB type whose Parquet encoding matches Paimon's `ParquetSchemaConverter` for a type.
+ * Exceptions, all readable by Paimon (its readers go by the Paimon type, `ParquetVectorUpdaterFactory`):
+ * - TIME is written as plain INT32 milliseconds (Paimon: INT32 + TIME(MILLIS)); DuckDB's TIME is INT64 micros.
+ * - TIMESTAMP(p<=3) WITH LOCAL TIME ZONE is INT64 millis without the UTC flag (DuckDB has no TIMESTAMPTZ_MS).
+ * - DECIMAL(p>18) is a 16-byte FIXED_LEN_BYTE_ARRAY (Paimon uses the minimal length).
+ * - Columns are OPTIONAL even when NOT NULL (DuckDB never writes REQUIRED).
+ * Refused: TIMESTAMP(p>6) (Paimon needs INT96, which DuckDB cannot write), VARIANT, BLOB.
+ */
+export function duckWriteType(t: FieldType, where: string): string {
+  switch (t.root) {
+    case 'BOOLEAN': return 'BOOLEAN';
+    case 'TINYINT': return 'TINYINT';
+    case 'SMALLINT': return 'SMALLINT';
+    case 'INT': return 'INTEGER';
+    case 'BIGINT': return 'BIGINT';
+    case 'FLOAT': return 'FLOAT';
+    case 'DOUBLE': return 'DOUBLE';
+    case 'CHAR': case 'VARCHAR': return 'VARCHAR';
+    case 'BINARY': case 'VARBINARY': return 'BLOB';
+    case 'DECIMAL': return `DECIMAL(${t.precision}, ${t.scale})`;
+    case 'DATE': return 'DATE';
+    case 'TIME': return 'INTEGER';
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
+      const p = t.precision ?? 6;
+      if (p <= 3) return 'TIMESTAMP_MS';
+      if (p <= 6) return t.root === 'TIMESTAMP' ? 'TIMESTAMP' : 'TIMESTAMPTZ';
+      throw new PaimonError('UNSUPPORTED_FORMAT', `${where}: ${typeToString(t)} needs Parquet INT96, which this writer cannot produce`);
+    }
+    case 'ARRAY': return `${duckWriteType(t.element, where)}[]`;
+    case 'MULTISET': return `MAP(${duckWriteType(t.element, where)}, INTEGER)`;
+    case 'MAP': return `MAP(${duckWriteType(t.key, where)}, ${duckWriteType(t.value, where)})`;
+    case 'ROW': return `STRUCT(${t.fields.map((f) => `${quoteIdent(f.name)} ${duckWriteType(f.type, where)}`).join(', ')})`;
+    default:
+      throw new PaimonError('UNSUPPORTED_FORMAT', `${where}: writing ${typeToString(t)} to Parquet is not supported`);
+  }
+}
+
+/** The FIELD_IDS option value: Paimon's field ids, including list elements and map keys/values. */
+export function fieldIdsOption(fields: readonly DataFieldSpec[]): string {
+  return `{${fields.map((f) => `${quoteLiteral(f.name)}: ${fieldIdSpec(f.type, f.id, f.id, 0)}`).join(', ')}}`;
+}
+
+function fieldIdSpec(t: FieldType, id: number, parentId: number, depth: number): string {
+  switch (t.root) {
+    case 'ARRAY':
+      return `{__duckdb_field_id: ${id}, element: ${fieldIdSpec(t.element, arrayElementFieldId(parentId, depth + 1), parentId, depth + 1)}}`;
+    case 'MAP':
+      return `{__duckdb_field_id: ${id}, key: ${fieldIdSpec(t.key, mapKeyFieldId(parentId, depth + 1), parentId, depth + 1)}, value: ${fieldIdSpec(t.value, mapValueFieldId(parentId, depth + 1), parentId, depth + 1)}}`;
+    case 'MULTISET':
+      return `{__duckdb_field_id: ${id}, key: ${fieldIdSpec(t.element, mapKeyFieldId(parentId, depth + 1), parentId, depth + 1)}, value: ${mapValueFieldId(parentId, depth + 1)}}`;
+    case 'ROW':
+      // ROW children carry their own DataField ids, at depth 0 (ParquetSchemaConverter.convertToParquetTypes).
+      return `{__duckdb_field_id: ${id}, ${t.fields.map((f) => `${quoteLiteral(f.name)}: ${fieldIdSpec(f.type, f.id, f.id, 0)}`).join(', ')}}`;
+    default:
+      return String(id);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// JS values -> DuckDB values (appending rows to be written)
+// ---------------------------------------------------------------------------------------
+
+export type ToDuck = (v: Datum) => DuckDBValue;
+
+export function toDuckConverter(t: FieldType): ToDuck {
+  const nn = (f: (v: Exclude<Datum, null>) => DuckDBValue): ToDuck => (v) => (v === null || v === undefined ? null : f(v));
+  switch (t.root) {
+    case 'BOOLEAN': case 'TINYINT': case 'SMALLINT': case 'INT': case 'FLOAT': case 'DOUBLE': case 'TIME':
+    case 'CHAR': case 'VARCHAR': case 'BIGINT':
+      return (v) => (v === undefined ? null : (v as DuckDBValue));
+    case 'BINARY': case 'VARBINARY':
+      return nn((v) => new DuckDBBlobValue(v as Uint8Array));
+    case 'DECIMAL': {
+      const p = t.precision!, s = t.scale!;
+      return nn((v) => new DuckDBDecimalValue(rescale(v as Decimal, s), p, s));
+    }
+    case 'DATE':
+      return nn((v) => new DuckDBDateValue(v as number));
+    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+      const p = t.precision ?? 6;
+      if (p <= 3) return nn((v) => new DuckDBTimestampMillisecondsValue((v as Timestamp).millisecond));
+      const micros = (ts: Timestamp): bigint => ts.millisecond * 1000n + BigInt(Math.floor(ts.nanoOfMillisecond / 1000));
+      if (t.root === 'TIMESTAMP') return nn((v) => new DuckDBTimestampValue(micros(v as Timestamp)));
+      return nn((v) => new DuckDBTimestampTZValue(micros(v as Timestamp)));
+    }
+    case 'ARRAY': {
+      const e = toDuckConverter(t.element);
+      return nn((v) => new DuckDBListValue((v as Datum[]).map(e)));
+    }
+    case 'MULTISET': {
+      const k = toDuckConverter(t.element);
+      return nn((v) => new DuckDBMapValue((v as Array<[Datum, Datum]>).map(([a, b]) => ({ key: k(a), value: b as number }))));
+    }
+    case 'MAP': {
+      const k = toDuckConverter(t.key), val = toDuckConverter(t.value);
+      return nn((v) => new DuckDBMapValue((v as Array<[Datum, Datum]>).map(([a, b]) => ({ key: k(a), value: val(b) }))));
+    }
+    case 'ROW': {
+      const convs = t.fields.map((f) => [f.name, toDuckConverter(f.type)] as const);
+      return nn((v) => {
+        const o: Record<string, DuckDBValue> = {};
+        convs.forEach(([name, c], i) => { o[name] = c((v as Datum[])[i]); });
+        return new DuckDBStructValue(o);
+      });
+    }
+    default:
+      throw new PaimonError('UNSUPPORTED_FORMAT', `writing ${typeToString(t)} to Parquet is not supported`);
+  }
+}
+
+function rescale(d: Decimal, scale: number): bigint {
+  if (d.scale === scale) return d.unscaled;
+  if (d.scale < scale) return d.unscaled * 10n ** BigInt(scale - d.scale);
+  throw new PaimonError('INVALID_ARGUMENT', `decimal with scale ${d.scale} does not fit scale ${scale}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// DuckDB values -> JS values (reading), driven by the Paimon type of the column
+// ---------------------------------------------------------------------------------------
+
+export type FromDuck = (v: DuckDBValue) => Datum;
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+}
+
+function timestampFromDuck(v: DuckDBValue): Timestamp {
+  if (v instanceof DuckDBTimestampMillisecondsValue) return new Timestamp(v.millis, 0);
+  if (v instanceof DuckDBTimestampValue || v instanceof DuckDBTimestampTZValue) {
+    const ms = floorDiv(v.micros, 1000n);
+    return new Timestamp(ms, Number(v.micros - ms * 1000n) * 1000);
+  }
+  if (v instanceof DuckDBTimestampNanosecondsValue) {
+    const ms = floorDiv(v.nanos, 1_000_000n);
+    return new Timestamp(ms, Number(v.nanos - ms * 1_000_000n));
+  }
+  if (v instanceof DuckDBTimestampSecondsValue) return new Timestamp(v.seconds * 1000n, 0);
+  if (typeof v === 'bigint') return new Timestamp(v, 0);
+  throw new PaimonError('CORRUPT_METADATA', `unexpected timestamp value ${String(v)} in a data file`);
+}
+
+export function fromDuckConverter(t: FieldType): FromDuck {
+  const nn = (f: (v: Exclude<DuckDBValue, null>) => Datum): FromDuck => (v) => (v === null ? null : f(v));
+  switch (t.root) {
+    case 'BOOLEAN': case 'FLOAT': case 'DOUBLE': case 'CHAR': case 'VARCHAR':
+      return (v) => v as Datum;
+    case 'TINYINT': case 'SMALLINT': case 'INT':
+      return nn((v) => Number(v));
+    case 'BIGINT':
+      return nn((v) => (typeof v === 'bigint' ? v : BigInt(v as number)));
+    case 'BINARY': case 'VARBINARY': case 'BLOB':
+      return nn((v) => (v instanceof DuckDBBlobValue ? v.bytes : (v as unknown as Uint8Array)));
+    case 'DECIMAL': {
+      const p = t.precision!, s = t.scale!;
+      return nn((v) => {
+        if (v instanceof DuckDBDecimalValue) {
+          const u = v.scale === s ? v.value : v.scale < s ? v.value * 10n ** BigInt(s - v.scale) : v.value / 10n ** BigInt(v.scale - s);
+          return new Decimal(u, p, s);
+        }
+        return new Decimal(BigInt(v as number | bigint), p, s);
+      });
+    }
+    case 'DATE':
+      return nn((v) => (v instanceof DuckDBDateValue ? v.days : Number(v)));
+    case 'TIME':
+      // Paimon writes TIME(MILLIS) INT32 (DuckDB: TIME, micros); we write plain INT32 millis.
+      return nn((v) => (v instanceof DuckDBTimeValue ? Number(floorDiv(v.micros, 1000n)) : Number(v)));
+    case 'TIMESTAMP': case 'TIMESTAMP_LTZ':
+      return nn(timestampFromDuck);
+    case 'ARRAY': {
+      const e = fromDuckConverter(t.element);
+      return nn((v) => (v as DuckDBListValue).items.map(e));
+    }
+    case 'MULTISET': {
+      const k = fromDuckConverter(t.element);
+      return nn((v) => (v as DuckDBMapValue).entries.map((x) => [k(x.key), Number(x.value)] as [Datum, Datum]));
+    }
+    case 'MAP': {
+      const k = fromDuckConverter(t.key), val = fromDuckConverter(t.value);
+      return nn((v) => (v as DuckDBMapValue).entries.map((x) => [k(x.key), val(x.value)] as [Datum, Datum]));
+    }
+    case 'ROW': {
+      const convs = t.fields.map((f) => [f.name, fromDuckConverter(f.type)] as const);
+      return nn((v) => {
+        const e = (v as DuckDBStructValue).entries;
+        return convs.map(([name, c]) => c(e[name] ?? null));
+      });
+    }
+    default:
+      throw new PaimonError('UNSUPPORTED_FORMAT', `reading ${typeToString(t)} from Parquet is not supported`);
+  }
+}
