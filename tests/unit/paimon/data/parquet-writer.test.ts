@@ -53,7 +53,7 @@ describe('KeyValueDataFileWriter', () => {
     const w = new KeyValueDataFileWriter({ fileIO: io, bucketDir: join(dir, 'pk/dt=a/bucket-0'), schema: pkSchema, level: 5, fileSource: FileSource.COMPACT });
     const kvs: KeyValue[] = [];
     for (let i = 0; i < 5000; i++) {
-      const value: InternalRow = ['a', BigInt(i), i % 7 === 0 ? null : `name-${i}`, new Decimal(BigInt(i * 3 - 100), 10, 2), new Timestamp(1700000000000n + BigInt(i), 0), [`t${i}`, null], new Uint8Array([i & 255])];
+      const value: InternalRow = ['a', BigInt(i), i % 7 === 0 ? null : `name-${i}`, new Decimal(BigInt(i * 3 - 100), 10, 2), new Timestamp(1700000000000n + BigInt(i), 0), [`t${i}`, null], Buffer.from([i & 255])];
       kvs.push({ key: [BigInt(i)], sequenceNumber: BigInt(10 + i), valueKind: i === 4999 ? 3 : 0, value });
     }
     await w.write(kvs.slice(0, 100));
