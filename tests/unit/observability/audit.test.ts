@@ -1,0 +1,108 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { FileAuditSink, MultiAuditSink, runAudited, outcomeOf, type AuditRecord, type AuditSink } from '../../../src/observability/audit.js';
+import { ProcedureError, CallTimeoutReason, abortError } from '../../../procedures/errors.js';
+
+const dir = mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), 'audit-unit-'));
+const SECRET = 'pp-test-secret-audit-unit-1';
+
+function start(extra: Partial<Parameters<typeof runAudited>[1]> = {}) {
+  return {
+    connectionId: 42, user: 'ops', clientAddress: '127.0.0.1:5000', catalog: 'paimon', procedure: 'expire_snapshots',
+    arguments: { table: 'sales.orders', retain_max: 5, options: `s3.secret-key=${SECRET}` },
+    statement: `CALL paimon.sys.expire_snapshots(table => 'sales.orders', options => 's3.secret-key=${SECRET}')`,
+    ...extra,
+  };
+}
+
+class MemorySink implements AuditSink {
+  records: AuditRecord[] = [];
+  async write(r: AuditRecord) { this.records.push(r); }
+  async close() {}
+}
+
+describe('runAudited', () => {
+  test('a successful call writes one record with progress, duration and succeeded outcome', async () => {
+    const sink = new MemorySink();
+    let t = 1_000;
+    const res = await runAudited(sink, start(), async (p) => {
+      p.pinnedSnapshot = 7; p.resultingSnapshot = 8; p.affectedObjects.push('paimon.sales.orders'); p.phases.plan = 3;
+      t += 250;
+      return 'ok';
+    }, { now: () => t });
+    assert.equal(res, 'ok');
+    assert.equal(sink.records.length, 1);
+    const r = sink.records[0]!;
+    assert.equal(r.outcome, 'succeeded');
+    assert.equal(r.durationMs, 250);
+    assert.equal(r.pinnedSnapshot, 7);
+    assert.equal(r.resultingSnapshot, 8);
+    assert.equal(r.committed, true);
+    assert.deepEqual(r.affectedObjects, ['paimon.sales.orders']);
+    assert.equal(r.errorCode, null);
+  });
+  test('failed, cancelled, timed out and denied calls are written with code, errno and committed flag', async () => {
+    const sink = new MemorySink();
+    const ac = new AbortController();
+    ac.abort(new CallTimeoutReason(1000));
+    const cases: [unknown, string, string][] = [
+      [new ProcedureError('COMMIT_CONFLICT', 'conflict', { committed: false }), 'failed', 'COMMIT_CONFLICT'],
+      [new ProcedureError('QUERY_INTERRUPTED', 'killed', { committed: false }), 'cancelled', 'QUERY_INTERRUPTED'],
+      [abortError(ac.signal, false), 'timeout', 'TIMEOUT'],
+      [new ProcedureError('TABLE_ACCESS_DENIED', 'denied'), 'denied', 'TABLE_ACCESS_DENIED'],
+      [new Error('plain'), 'failed', 'INTERNAL_ERROR'],
+    ];
+    for (const [err, outcome, code] of cases) {
+      await assert.rejects(runAudited(sink, start(), async () => { throw err; }), (e) => e === err);
+      const r = sink.records.at(-1)!;
+      assert.equal(r.outcome, outcome);
+      assert.equal(r.errorCode, code);
+    }
+    assert.equal(sink.records.length, cases.length);
+    assert.equal(sink.records[0]!.errno, 1213);
+    assert.equal(sink.records[0]!.committed, false);
+    assert.equal(sink.records[2]!.errno, 3024);
+  });
+  test('an audit write failure does not fail the call but is reported', async () => {
+    const bad: AuditSink = { write: async () => { throw new Error('disk full'); }, close: async () => {} };
+    let reported: unknown;
+    const v = await runAudited(bad, start(), async () => 5, { onAuditError: (e) => { reported = e; } });
+    assert.equal(v, 5);
+    assert.match(String(reported), /disk full/);
+  });
+  test('outcomeOf maps the framework codes', () => {
+    assert.equal(outcomeOf({ code: 'ADMIN_REQUIRED' }), 'denied');
+    assert.equal(outcomeOf(undefined), 'failed');
+  });
+});
+
+describe('FileAuditSink', () => {
+  test('appends masked JSON lines, one per record, across reopen', async () => {
+    const path = join(dir, 'nested', 'audit.jsonl');
+    let sink = new FileAuditSink(path);
+    await runAudited(sink, start(), async () => 1);
+    await assert.rejects(runAudited(sink, start({ procedure: 'compact' }), async () => { throw new ProcedureError('TIMEOUT', `t password=${SECRET}`, { committed: false }); }));
+    await sink.close();
+    sink = new FileAuditSink(path);
+    await runAudited(sink, start({ procedure: 'create_tag' }), async () => 1);
+    await sink.close();
+    const text = readFileSync(path, 'utf8');
+    assert.ok(!text.includes(SECRET), 'secret leaked into the audit file');
+    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as AuditRecord);
+    assert.deepEqual(lines.map((l) => [l.procedure, l.outcome]), [['expire_snapshots', 'succeeded'], ['compact', 'timeout'], ['create_tag', 'succeeded']]);
+    assert.equal(lines[1]!.committed, false);
+    assert.equal(lines[0]!.arguments.retain_max, 5);
+  });
+});
+
+test('MultiAuditSink keeps writing to healthy sinks and rejects only if all fail', async () => {
+  const good = new MemorySink();
+  const bad: AuditSink = { write: async () => { throw new Error('down'); }, close: async () => {} };
+  const multi = new MultiAuditSink([bad, good]);
+  await runAudited(multi, start(), async () => 1);
+  assert.equal(good.records.length, 1);
+  await assert.rejects(new MultiAuditSink([bad]).write(good.records[0]!), /no audit sink/);
+});
