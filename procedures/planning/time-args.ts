@@ -1,0 +1,82 @@
+/**
+ * Timestamp and option arguments of the maintenance procedures.
+ *
+ * `older_than` is a STRING parsed like Paimon's DateTimeUtils.parseTimestampData(s, 3, zone):
+ * `yyyy-MM-dd`, `yyyy-MM-dd HH:mm[:ss[.SSS]]` (also with `T`). Paimon uses the engine JVM's
+ * default time zone; we use the proxy process's local time zone (the `TZ` environment
+ * variable), which is the same rule for a proxy deployed beside the engines. A trailing `Z`
+ * or `+hh:mm` offset, or a plain integer of epoch milliseconds, is taken as given.
+ */
+import { PaimonError } from '../../src/paimon/errors.js';
+
+const LOCAL = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+export function parseTimestampMillis(text: string, argument: string): number {
+  const s = text.trim();
+  if (/^\d{10,16}$/.test(s)) return Number(s);
+  const m = LOCAL.exec(s);
+  if (!m) {
+    throw new PaimonError(
+      'INVALID_ARGUMENT',
+      `${argument} '${text}' is not a timestamp; use 'yyyy-MM-dd HH:mm:ss[.SSS]' (proxy local time) or epoch milliseconds`,
+    );
+  }
+  const [y, mo, d, h, mi, sec] = [1, 2, 3, 4, 5, 6].map((i) => (m[i] === undefined ? 0 : Number(m[i])));
+  const ms = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0').slice(0, 3));
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59) {
+    throw new PaimonError('INVALID_ARGUMENT', `${argument} '${text}' is not a valid date and time`);
+  }
+  let t: number;
+  if (m[8] === undefined) {
+    t = new Date(y, mo - 1, d, h, mi, sec, ms).getTime();
+  } else {
+    t = Date.UTC(y, mo - 1, d, h, mi, sec, ms);
+    if (m[8] !== 'Z') {
+      const sign = m[8][0] === '-' ? -1 : 1;
+      const digits = m[8].slice(1).replace(':', '');
+      t -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+    }
+  }
+  const check = new Date(t);
+  if (Number.isNaN(check.getTime())) throw new PaimonError('INVALID_ARGUMENT', `${argument} '${text}' is out of range`);
+  return t;
+}
+
+/** Paimon TimeUtils.parseDuration: `1 h`, `30min`, `10 s`, `100ms`, `2 d`; a bare number is ms. */
+export function parseDurationMillis(text: string, what: string): number {
+  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
+  if (!m) throw new PaimonError('INVALID_ARGUMENT', `${what} '${text}' is not a duration`);
+  const n = Number(m[1]);
+  const unit = m[2].toLowerCase();
+  const factor: Record<string, number> = {
+    '': 1, ms: 1, milli: 1, millis: 1, millisecond: 1, milliseconds: 1,
+    s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
+    m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
+    h: 3_600_000, hour: 3_600_000, hours: 3_600_000,
+    d: 86_400_000, day: 86_400_000, days: 86_400_000,
+  };
+  const f = factor[unit];
+  if (f === undefined) throw new PaimonError('INVALID_ARGUMENT', `${what} '${text}' has an unknown time unit '${m[2]}'`);
+  return n * f;
+}
+
+/** `options => 'k1=v1,k2=v2'` (ParameterUtils.parseCommaSeparatedKeyValues). */
+export function parseOptions(text: string | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (text === null || text.trim() === '') return out;
+  for (const part of text.split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new PaimonError('INVALID_ARGUMENT', `options entry '${part.trim()}' is not key=value`);
+    out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+/** An INT table option, or the default; a malformed value is an error naming the option. */
+export function intOption(options: Record<string, string>, key: string, dflt: number): number {
+  const v = options[key];
+  if (v === undefined) return dflt;
+  if (!/^-?\d+$/.test(v.trim())) throw new PaimonError('INVALID_ARGUMENT', `table option ${key}='${v}' is not an integer`);
+  return Number(v.trim());
+}
