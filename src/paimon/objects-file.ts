@@ -250,7 +250,7 @@ export interface WriteOptions {
 /** Encodes records into a complete Avro container file. A file with no records has a header only. */
 export async function encodeObjectsFile(
   schema: AvroSchema,
-  records: Iterable<Record<string, unknown>>,
+  records: Iterable<object>,
   options: WriteOptions = {},
 ): Promise<Buffer> {
   const type: avro.Type = avroType(schema);
