@@ -15,7 +15,7 @@ import { createContext, silentLogger, systemClock, type CallerInfo, type Clock, 
 import { CallTimeoutReason, ProcedureError, toProcedureError } from './errors.js';
 import type { ProcedureRegistry } from './registry.js';
 import { errorReply, toCallReplies, type ProcedureResult } from './result.js';
-import type { ProcedureSignature } from './signature.js';
+import type { ParamSpec, ProcedureSignature } from './signature.js';
 
 export interface CallRequest {
   /** Catalog the call runs in (already resolved by the router: explicit or the session's current one). */
@@ -37,6 +37,8 @@ export interface CallInfo {
   procedure: string;
   signature: ProcedureSignature;
   args: AnyBoundArgs;
+  /** Framework arguments given by name (ExecutorOptions.frameworkParams, e.g. timeout, async), bound to their types. */
+  frameworkArgs: AnyBoundArgs;
   caller: CallerInfo;
   statement: string;
   startedAt: number;
@@ -74,6 +76,11 @@ export interface CallHooks {
   onFinish?(outcome: CallOutcome): void | Promise<void>;
   /** After a successful, non-dry-run call that changed objects (FE `REFRESH TABLE`); warnings go on the OK. */
   afterChange?(call: CallInfo, affected: string[]): Promise<Warning[]>;
+  /**
+   * The call's time limit in ms (from a `timeout` framework argument, a session setting...);
+   * undefined: CallRequest.timeoutMs or the configured default. Capped by limits.max_timeout_ms.
+   */
+  timeoutMs?(call: CallInfo): number | undefined;
 }
 
 export interface ExecutorOptions {
@@ -83,6 +90,12 @@ export interface ExecutorOptions {
   hooks?: CallHooks;
   logger?: ProcedureLogger;
   clock?: Clock;
+  /**
+   * Arguments every procedure accepts by name in addition to its own (issue 6: `timeout`,
+   * `async`). They are taken out before binding (so a procedure never sees them) and bound
+   * with the same type rules; a procedure's own parameter of the same name wins.
+   */
+  frameworkParams?: readonly ParamSpec[];
 }
 
 export class ProcedureExecutor {
@@ -118,13 +131,16 @@ export class ProcedureExecutor {
         throw new ProcedureError('CATALOG_NOT_FOUND', `Catalog '${req.catalog}' is not a configured Paimon catalog (configured: ${this.catalogs.names().join(', ') || 'none'})`);
       }
       proc = this.registry.get(req.procedure, req.catalog);
-      const args = bindArgumentsDynamic(proc.signature, req.args, proc.paramIndex);
+      const { own, framework } = this.splitFrameworkArgs(proc.paramIndex, req.args);
+      const args = bindArgumentsDynamic(proc.signature, own, proc.paramIndex);
+      const frameworkArgs = framework.length > 0 ? bindFrameworkArgs(proc.signature.name, this.opts.frameworkParams ?? [], framework) : {};
       info = {
         queryId: randomUUID(),
         catalog: req.catalog,
         procedure: proc.signature.name,
         signature: proc.signature,
         args,
+        frameworkArgs,
         caller,
         statement: req.statement,
         startedAt,
@@ -135,7 +151,15 @@ export class ProcedureExecutor {
       return { ok: false, info: null, error, replies: [errorReply(error)], affected: [], committed: false, durationMs: clock.now() - startedAt };
     }
 
-    const timeoutMs = Math.min(req.timeoutMs ?? limits.default_timeout_ms, limits.max_timeout_ms);
+    let timeoutMs: number;
+    try {
+      timeoutMs = Math.min(hooks.timeoutMs?.(info) ?? req.timeoutMs ?? limits.default_timeout_ms, limits.max_timeout_ms);
+    } catch (e) {
+      const error = toProcedureError(e);
+      const outcome: CallOutcome = { ok: false, info, error, replies: [errorReply(error)], affected: [], committed: false, durationMs: clock.now() - startedAt };
+      await this.finish(outcome, hooks, logger);
+      return outcome;
+    }
     const controller = new AbortController();
     const onOuterAbort = (): void => controller.abort(outerSignal.reason);
     if (outerSignal.aborted) onOuterAbort();
@@ -185,11 +209,48 @@ export class ProcedureExecutor {
       clearTimeout(timer);
       outerSignal.removeEventListener('abort', onOuterAbort);
     }
+    await this.finish(outcome, hooks, logger);
+    return outcome;
+  }
+
+  private async finish(outcome: CallOutcome, hooks: CallHooks, logger: ProcedureLogger): Promise<void> {
     try {
       await hooks.onFinish?.(outcome);
     } catch (e) {
-      logger.error({ err: e, queryId: info.queryId }, 'onFinish hook failed');
+      logger.error({ err: e, queryId: outcome.info?.queryId }, 'onFinish hook failed');
     }
-    return outcome;
   }
+
+  /** Named arguments that are framework parameters (and not the procedure's own) go aside. */
+  private splitFrameworkArgs(index: Map<string, ParamSpec>, args: readonly CallArgument[]): { own: CallArgument[]; framework: CallArgument[] } {
+    const fw = this.opts.frameworkParams;
+    if (!fw || fw.length === 0) return { own: [...args], framework: [] };
+    const own: CallArgument[] = [];
+    const framework: CallArgument[] = [];
+    for (const a of args) {
+      const n = a.name?.toLowerCase();
+      if (n !== undefined && !index.has(n) && fw.some((p) => p.name.toLowerCase() === n || (p.aliases ?? []).some((x) => x.toLowerCase() === n))) {
+        framework.push(a);
+      } else {
+        own.push(a);
+      }
+    }
+    return { own, framework };
+  }
+}
+
+/** Bind framework arguments with the ordinary rules, against a pseudo-signature of them. */
+function bindFrameworkArgs(procedure: string, params: readonly ParamSpec[], args: readonly CallArgument[]): AnyBoundArgs {
+  const sig: ProcedureSignature = {
+    name: procedure,
+    description: 'framework arguments',
+    params: params.map((p) => ({ ...p, required: false })),
+    resultColumns: [],
+    privilege: { privilege: 'SELECT', on: 'table' },
+    destructive: false,
+  };
+  const bound = bindArgumentsDynamic(sig, args);
+  // Only what was given: absent framework arguments stay absent (hooks then use their defaults).
+  const given = new Set(args.map((a) => params.find((p) => [p.name, ...(p.aliases ?? [])].some((n) => n.toLowerCase() === a.name!.toLowerCase()))!.name));
+  return Object.fromEntries(Object.entries(bound).filter(([k]) => given.has(k)));
 }

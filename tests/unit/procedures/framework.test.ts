@@ -299,6 +299,36 @@ describe('executor end to end over a filesystem catalog', () => {
     assert.match(o.error.message, /committed/);
   });
 
+  test('framework arguments (timeout) are set aside before binding and reach the hooks', async () => {
+    const seen: Record<string, unknown>[] = [];
+    const ex = new ProcedureExecutor({
+      registry: executor.registry,
+      catalogs: executor.catalogs,
+      limits,
+      frameworkParams: [{ name: 'timeout', type: 'int', description: 'ms' }],
+      hooks: {
+        timeoutMs: (info) => {
+          seen.push(info.frameworkArgs);
+          return typeof info.frameworkArgs['timeout'] === 'number' ? info.frameworkArgs['timeout'] : undefined;
+        },
+      },
+    });
+    const o = await ex.run(
+      { catalog: 'paimon', procedure: 'probe', args: named(['table', str('db.t')], ['sleep_ms', int(5000)], ['TIMEOUT', int(30)]), statement: '' },
+      caller,
+      new AbortController().signal,
+    );
+    assert.ok(!o.ok && o.error.code === 'TIMEOUT');
+    assert.deepEqual(seen, [{ timeout: 30 }]);
+    assert.deepEqual(o.info?.args, { table: 'db.t', sleep_ms: 5000, commit_first: false });
+    // Without the framework declaration the same argument is unknown to the procedure.
+    const o2 = await call('probe', named(['table', str('db.t')], ['timeout', int(30)]));
+    assert.ok(!o2.ok && o2.error.code === 'ARGUMENT_UNKNOWN');
+    // A wrongly typed framework argument is refused like any other.
+    const o3 = await ex.run({ catalog: 'paimon', procedure: 'probe', args: named(['table', str('db.t')], ['timeout', str('x')]), statement: '' }, caller, new AbortController().signal);
+    assert.ok(!o3.ok && o3.error.code === 'ARGUMENT_TYPE');
+  });
+
   test('the docs table and SHOW PROCEDURES rows come from the declarations', () => {
     const reg = executor.registry;
     const md = renderProcedureTable(reg);
