@@ -213,6 +213,19 @@ export function readHeader(buf: Buffer, what: string): ObjectsFileHeader {
 export function* readObjectsFile(buf: Buffer, what: string): Generator<Record<string, unknown>> {
   const header = readHeader(buf, what);
   const type = avroType(header.schema);
+  for (const block of readBlocks(buf, what, header)) {
+    let off = 0;
+    for (let i = 0; i < block.count; i++) {
+      const r = type.decode(block.data, off);
+      if (r.offset < 0) throw new PaimonError('CORRUPT_METADATA', `${what}: truncated Avro record`);
+      off = r.offset;
+      yield r.value as Record<string, unknown>;
+    }
+  }
+}
+
+/** The blocks of a container file, decompressed: record count and the concatenated record bytes. */
+export function* readBlocks(buf: Buffer, what: string, header: ObjectsFileHeader = readHeader(buf, what)): Generator<{ count: number; data: Buffer }> {
   const pos = { p: header.dataStart };
   while (pos.p < buf.length) {
     const count = readLong(buf, pos);
@@ -220,19 +233,13 @@ export function* readObjectsFile(buf: Buffer, what: string): Generator<Record<st
     if (count < 0 || size < 0 || pos.p + size + 16 > buf.length) {
       throw new PaimonError('CORRUPT_METADATA', `${what}: truncated Avro block at offset ${pos.p}`);
     }
-    const block = decodeBlock(header.codec, buf.subarray(pos.p, pos.p + size));
+    const data = decodeBlock(header.codec, buf.subarray(pos.p, pos.p + size));
     pos.p += size;
     if (!buf.subarray(pos.p, pos.p + 16).equals(header.sync)) {
       throw new PaimonError('CORRUPT_METADATA', `${what}: Avro sync marker mismatch at offset ${pos.p}`);
     }
     pos.p += 16;
-    let off = 0;
-    for (let i = 0; i < count; i++) {
-      const r = type.decode(block, off);
-      if (r.offset < 0) throw new PaimonError('CORRUPT_METADATA', `${what}: truncated Avro record`);
-      off = r.offset;
-      yield r.value as Record<string, unknown>;
-    }
+    yield { count, data };
   }
 }
 

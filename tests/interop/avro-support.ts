@@ -1,0 +1,118 @@
+/**
+ * Support for the Avro/BinaryRow/manifest interop tests: runs Paimon Java's reference tool
+ * (tests/interop/java/PaimonTool.java, compiled into lib-classes-<version>/ by the Java setup) and
+ * converts its canonical JSON values into our BinaryRow values.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { JsonDecimal, parseJson, type JsonValue } from '../../src/paimon/json.js';
+import { Decimal, Timestamp, type BinaryFieldType, type BinaryValue } from '../../src/paimon/binary-row.js';
+
+const run = promisify(execFile);
+const JAVA_DIR = resolve(import.meta.dirname, 'java');
+
+export const VERSIONS = ['1.4.2', '2.0.0'] as const;
+export type Version = (typeof VERSIONS)[number];
+
+/** Fails (not skips) when the Java peer is missing: tests/setup installs it. */
+export function requireJava(version: Version): void {
+  if (!existsSync(join(JAVA_DIR, `lib-classes-${version}`, 'PaimonTool.class'))) {
+    throw new Error(`Paimon Java ${version} tool is not built (tests/interop/java/lib-classes-${version}); run the Java setup first`);
+  }
+}
+
+/** Runs one PaimonTool command; returns its stdout lines. */
+export async function paimonTool(version: Version, ...args: string[]): Promise<string[]> {
+  requireJava(version);
+  const cp = `${join(JAVA_DIR, `lib-classes-${version}`)}:${join(JAVA_DIR, `lib-${version}`, '*')}`;
+  try {
+    const { stdout } = await run('java', ['-cp', cp, 'PaimonTool', ...args], { maxBuffer: 256 * 1024 * 1024, timeout: 300_000 });
+    return stdout.trim().split('\n').filter((l) => l.length > 0);
+  } catch (e) {
+    const err = e as { stderr?: string; message: string };
+    const tail = (err.stderr ?? '').split('\n').filter((l) => /Exception|Error|error/.test(l)).slice(0, 6);
+    throw new Error(`PaimonTool ${args.join(' ')} failed: ${tail.join(' | ') || err.message}`);
+  }
+}
+
+/** Runs a PaimonTool command whose last line is JSON. */
+export async function paimonToolJson(version: Version, ...args: string[]): Promise<JsonValue> {
+  const lines = await paimonTool(version, ...args);
+  return parseJson(lines[lines.length - 1] ?? 'null', `PaimonTool ${args[0]}`);
+}
+
+export function tempDir(prefix: string): string {
+  const base = process.env.TEST_TMP ?? tmpdir();
+  mkdirSync(base, { recursive: true });
+  return mkdtempSync(join(base, prefix));
+}
+
+function num(v: JsonValue): number {
+  if (typeof v === 'number') return v;
+  if (v instanceof JsonDecimal) return v.toNumber();
+  if (typeof v === 'string') return Number(v);
+  throw new Error(`not a number: ${String(v)}`);
+}
+
+function utcMillisOfLocal(text: string): { millis: bigint; nanoOfMilli: number } {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?Z?$/.exec(text);
+  if (!m) throw new Error(`not a local date-time: ${text}`);
+  const frac = (m[5] ?? '').padEnd(9, '0');
+  const base = Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4] ?? '00'}Z`);
+  return { millis: BigInt(base) + BigInt(Number(frac.slice(0, 3))), nanoOfMilli: Number(frac.slice(3)) };
+}
+
+/** PaimonTool's canonical JSON value of a field -> our BinaryRow value. */
+export function canonicalToValue(type: BinaryFieldType, v: JsonValue): BinaryValue {
+  if (v === null) return null;
+  switch (type.root) {
+    case 'BOOLEAN':
+      return v as boolean;
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INTEGER':
+      return num(v);
+    case 'BIGINT':
+      return typeof v === 'bigint' ? v : BigInt(v as number);
+    case 'FLOAT':
+      return Math.fround(num(v));
+    case 'DOUBLE':
+      return num(v);
+    case 'DECIMAL':
+      return Decimal.fromString(String(v), type.precision ?? 10, type.scale ?? 0);
+    case 'CHAR':
+    case 'VARCHAR':
+      return v as string;
+    case 'BINARY':
+    case 'VARBINARY':
+      return new Uint8Array(Buffer.from(v as string, 'hex'));
+    case 'DATE':
+      return Math.round(Date.parse(`${v as string}T00:00:00Z`) / 86_400_000);
+    case 'TIME_WITHOUT_TIME_ZONE': {
+      const [h, mi, s] = (v as string).split(':');
+      return (Number(h) * 3600 + Number(mi) * 60) * 1000 + Math.round(Number(s) * 1000);
+    }
+    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
+    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE': {
+      const t = utcMillisOfLocal(v as string);
+      return new Timestamp(t.millis, t.nanoOfMilli);
+    }
+  }
+}
+
+/** Our value -> the canonical JSON text PaimonTool prints (for comparisons in messages). */
+export function valueToCanonical(type: BinaryFieldType, v: BinaryValue): unknown {
+  if (v === null) return null;
+  if (v instanceof Decimal) return v.toString();
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
+  if (v instanceof Timestamp) {
+    const iso = new Date(Number(v.millisecond)).toISOString().slice(0, 19);
+    const ms = Number(((v.millisecond % 1000n) + 1000n) % 1000n);
+    const frac = String(ms).padStart(3, '0') + String(v.nanoOfMillisecond).padStart(6, '0');
+    return `${iso}.${frac}${type.root === 'TIMESTAMP_WITH_LOCAL_TIME_ZONE' ? 'Z' : ''}`;
+  }
+  return v;
+}
