@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+/**
+ * The `paimon-procedure-proxy` command.
+ *
+ *   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT]
+ *   paimon-procedure-proxy call "<CALL ...>" [--config FILE] [--warehouse DIR] [--json]
+ *   paimon-procedure-proxy hash-password        (reads a password from standard input)
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { cachingSha2Hash, nativePasswordHash } from '../protocol/auth.js';
+import { ConfigError, loadConfig } from './config.js';
+import type { ProxyConfig } from './config-schema.js';
+import { startProxy } from './proxy-app.js';
+
+const USAGE = `Usage:
+  paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT]
+      Start the MySQL-protocol proxy. Without an upstream FE it runs standalone on the embedded
+      default: one filesystem catalog 'paimon' with its warehouse in ./warehouse, listening on 127.0.0.1:9031.
+  paimon-procedure-proxy call "<CALL ...>" [--config FILE] [--warehouse DIR] [--json]
+      Run one procedure against the configured catalogs without a server and print its result.
+  paimon-procedure-proxy hash-password
+      Read a password from standard input and print the hashes for a standalone users file.
+
+Environment: PPP_CONFIG, PPP_LISTEN_HOST, PPP_LISTEN_PORT, PPP_UPSTREAM, PPP_UPSTREAM_PROXY_PROTOCOL,
+PPP_WAREHOUSE, PPP_USERS_FILE, PPP_TLS_CERT, PPP_TLS_KEY, PPP_LOG_LEVEL.`;
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`paimon-procedure-proxy: ${message}\n`);
+  process.exit(code);
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      warehouse: { type: 'string' },
+      upstream: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  const { config } = await loadConfig({
+    file: values.config,
+    overrides: { host: values.host, port: values.port, warehouse: values.warehouse, upstream: values.upstream },
+  });
+  const proxy = await startProxy(config);
+  const { logger } = proxy;
+  // A bug reached by one connection must not take the others down with the process.
+  process.on('uncaughtException', (e) => logger.error({ err: e }, 'uncaught exception (connection dropped, proxy keeps running)'));
+  process.on('unhandledRejection', (e) => logger.error({ err: e }, 'unhandled rejection'));
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    void proxy.close().then(() => process.exit(0));
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+type CallCommandModule = { runCallCommand(argv: string[], config: ProxyConfig): Promise<number | void> };
+
+async function call(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string' },
+      warehouse: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) fail('call takes exactly one statement in quotes, e.g. call "CALL paimon.sys.expire_snapshots(table => \'db.t\')"');
+  const { config } = await loadConfig({ file: values.config, overrides: { warehouse: values.warehouse } });
+  // src/call-command.ts belongs to the procedure side; it receives the statement and flags.
+  const spec = './call-command.js';
+  const mod = (await import(spec)) as CallCommandModule;
+  const code = await mod.runCallCommand(argv, config);
+  process.exitCode = typeof code === 'number' ? code : 0;
+}
+
+function hashPassword(): void {
+  const input = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+  if (input === '') fail('an empty password needs no hash (omit native_hash and sha2_hash)');
+  process.stdout.write(`native_hash: '${nativePasswordHash(input)}'\nsha2_hash: '${cachingSha2Hash(input)}'\n`);
+}
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  switch (command) {
+    case 'serve':
+      return serve(rest);
+    case 'call':
+      return call(rest);
+    case 'hash-password':
+      return hashPassword();
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE + '\n');
+      return;
+    default:
+      fail(`unknown command '${command}'\n${USAGE}`);
+  }
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError) fail(e.message);
+  if (e instanceof Error && 'code' in e && typeof (e as { code: unknown }).code === 'string' && (e as { code: string }).code.startsWith('ERR_PARSE_ARGS')) {
+    fail(`${e.message}\n${USAGE}`);
+  }
+  if (e instanceof Error && (e as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(`cannot listen: ${e.message}`);
+  fail(e instanceof Error ? e.message : String(e), 1);
+});

@@ -1,0 +1,142 @@
+/**
+ * The listener: accepts client connections and gives each a Session. Validates what must be
+ * true before the first connection (TLS material readable, standalone users acceptable for the
+ * listen address) and says at start-up which mode it runs in.
+ */
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { SecureContext } from 'node:tls';
+import { isLoopbackHost } from './config.js';
+import type { ProxyConfig } from './config-schema.js';
+import type { Logger } from './observability/logger.js';
+import type { StatementRouter } from './route.js';
+import { Session, SessionRegistry, type ProxyStats } from './session.js';
+import { loadSecureContext } from './tls.js';
+import type { UpstreamOptions } from './upstream.js';
+import { resolveLocalUsers, type LocalUsers } from './users-file.js';
+
+/** What the standalone greeting says; 5.7.99 like Doris, so clients pick the same code paths. */
+export const STANDALONE_SERVER_VERSION = '5.7.99-paimon-procedure-proxy';
+
+export interface ProxyServerOptions {
+  config: ProxyConfig;
+  router: StatementRouter;
+  logger: Logger;
+}
+
+export class ProxyServer {
+  readonly registry = new SessionRegistry();
+  readonly stats: ProxyStats = { startedAt: Date.now(), questions: 0, connectionsAccepted: 0 };
+  private server: Server | null = null;
+  private readonly sessions = new Set<Session>();
+  private nextLocalId = 1;
+
+  private constructor(
+    private readonly opts: ProxyServerOptions,
+    private readonly secureContext: SecureContext | null,
+    private readonly users: LocalUsers | null,
+  ) {}
+
+  /** Validates the start-up preconditions (throws ConfigError with a precise message). */
+  static async create(opts: ProxyServerOptions): Promise<ProxyServer> {
+    const { config, logger } = opts;
+    const tls = config.listen.tls;
+    const secureContext = tls ? loadSecureContext(tls.cert, tls.key) : null;
+    let users: LocalUsers | null = null;
+    if (!config.upstream) {
+      users = await resolveLocalUsers(config.users_file, config.listen.host);
+      if (users.builtin) {
+        logger.warn(
+          { listen: config.listen.host },
+          `standalone mode: the built-in user '${'root'}' has no password; this is allowed only because the proxy listens on the loopback address ${config.listen.host}. Configure users_file with password hashes before listening on any other address.`,
+        );
+      }
+    } else if (config.users_file) {
+      logger.warn('users_file is ignored while an upstream FE is configured: the FE authenticates every client (pass-through)');
+    }
+    return new ProxyServer(opts, secureContext, users);
+  }
+
+  get address(): AddressInfo | null {
+    const a = this.server?.address();
+    return a && typeof a === 'object' ? a : null;
+  }
+
+  get connectionCount(): number {
+    return this.sessions.size;
+  }
+
+  listen(): Promise<AddressInfo> {
+    const { config, logger } = this.opts;
+    const upstream: UpstreamOptions | null = config.upstream
+      ? {
+          host: config.upstream.host,
+          port: config.upstream.port,
+          connectTimeoutMs: config.upstream.connect_timeout_ms,
+          proxyProtocol: config.upstream.proxy_protocol,
+        }
+      : null;
+    if (config.upstream?.tls) {
+      logger.warn('upstream.tls is set but TLS toward the FE is not implemented yet: the proxy connects to the FE in plain TCP');
+    }
+    const server = createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 }, (socket: Socket) => {
+      this.stats.connectionsAccepted++;
+      const session = new Session(socket, {
+        router: this.opts.router,
+        logger,
+        secureContext: this.secureContext,
+        tlsRequired: config.listen.tls?.required ?? false,
+        upstream,
+        users: this.users,
+        registry: this.registry,
+        serverVersion: STANDALONE_SERVER_VERSION,
+        nextConnectionId: () => {
+          const id = this.nextLocalId;
+          this.nextLocalId = this.nextLocalId >= 0x7fffffff ? 1 : this.nextLocalId + 1;
+          return id;
+        },
+        stats: this.stats,
+      });
+      this.sessions.add(session);
+      socket.once('close', () => this.sessions.delete(session));
+      try {
+        session.start();
+      } catch (e) {
+        logger.error({ err: e instanceof Error ? e.message : String(e) }, 'session start failed');
+        session.close('start failed');
+      }
+    });
+    server.maxConnections = 100_000;
+    server.on('error', (e) => logger.error({ err: e.message }, 'listener error'));
+    this.server = server;
+    return new Promise((resolvePromise, reject) => {
+      const onError = (e: Error) => reject(e);
+      server.once('error', onError);
+      server.listen({ host: config.listen.host, port: config.listen.port, backlog: 4096 }, () => {
+        server.off('error', onError);
+        const a = server.address() as AddressInfo;
+        logger.info(
+          {
+            listen: `${a.address}:${a.port}`,
+            mode: upstream ? 'relay' : 'standalone',
+            upstream: upstream ? `${upstream.host}:${upstream.port}` : null,
+            proxyProtocol: upstream?.proxyProtocol ?? false,
+            tls: this.secureContext !== null,
+            catalogs: config.catalogs.map((c) => c.name),
+            loopback: isLoopbackHost(config.listen.host),
+          },
+          'paimon-procedure-proxy listening',
+        );
+        resolvePromise(a);
+      });
+    });
+  }
+
+  /** Stops accepting, closes every connection, resolves when the listener is closed. */
+  close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const s of this.sessions) s.close('server shutting down');
+    if (!server) return Promise.resolve();
+    return new Promise((resolvePromise) => server.close(() => resolvePromise()));
+  }
+}

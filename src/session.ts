@@ -1,0 +1,900 @@
+/**
+ * One client connection: the connection phase (pass-through authentication against the
+ * upstream FE, or standalone authentication against the users file), then the command phase.
+ *
+ * With an upstream, every client command is forwarded unchanged unless the router takes a
+ * COM_QUERY; the upstream's response is relayed chunk by chunk as raw bytes while a
+ * ResponseTracker walks packet headers to see where it ends. Backpressure holds both ways: when
+ * a socket's write() returns false, the other socket is paused until 'drain'.
+ *
+ * Commands are handled one at a time; a client that pipelines waits in the packet reader
+ * (and is paused when too much piles up), so local replies and relayed responses never
+ * interleave.
+ */
+import type { Socket } from 'node:net';
+import type { SecureContext, TLSSocket } from 'node:tls';
+import { generateScramble, MYSQL_NATIVE_PASSWORD } from '../protocol/auth.js';
+import {
+  CLIENT_CONNECT_ATTRS,
+  CLIENT_CONNECT_WITH_DB,
+  CLIENT_DEPRECATE_EOF,
+  CLIENT_FOUND_ROWS,
+  CLIENT_IGNORE_SPACE,
+  CLIENT_INTERACTIVE,
+  CLIENT_LONG_FLAG,
+  CLIENT_LONG_PASSWORD,
+  CLIENT_MULTI_RESULTS,
+  CLIENT_MULTI_STATEMENTS,
+  CLIENT_PLUGIN_AUTH,
+  CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA,
+  CLIENT_PROTOCOL_41,
+  CLIENT_PS_MULTI_RESULTS,
+  CLIENT_SECURE_CONNECTION,
+  CLIENT_SSL,
+  CLIENT_TRANSACTIONS,
+  COM_CHANGE_USER,
+  COM_FIELD_LIST,
+  COM_INIT_DB,
+  COM_PING,
+  COM_QUERY,
+  COM_QUIT,
+  COM_RESET_CONNECTION,
+  COM_SET_OPTION,
+  COM_STATISTICS,
+  COM_STMT_CLOSE,
+  COM_STMT_EXECUTE,
+  COM_STMT_FETCH,
+  COM_STMT_PREPARE,
+  COM_STMT_RESET,
+  COM_STMT_SEND_LONG_DATA,
+  ER_ACCESS_DENIED_ERROR,
+  ER_HANDSHAKE_ERROR,
+  ER_NOT_SUPPORTED_AUTH_MODE,
+  ER_UNKNOWN_COM_ERROR,
+  ER_UNKNOWN_ERROR,
+  ERR_HEADER,
+  OK_HEADER,
+  RELAY_MASKED_CAPABILITIES,
+  SERVER_STATUS_AUTOCOMMIT,
+} from '../protocol/constants.js';
+import { buildEof, buildErr, buildOk, type ErrPacket } from '../protocol/generic-response.js';
+import {
+  buildHandshakeV10,
+  editGreetingCapabilities,
+  editHandshakeResponse,
+  isSslRequest,
+  parseChangeUser,
+  parseHandshakeResponse41,
+  parseHandshakeV10,
+  type HandshakeResponse41,
+} from '../protocol/handshake.js';
+import { encodePacket, PacketReader, type Packet } from '../protocol/packet.js';
+import { InfileScanner, ResponseTracker, TrackerState } from '../protocol/response-tracker.js';
+import { LocalAuthenticator, type AuthStep } from './local-auth.js';
+import { encodeLocalReplies } from './local-reply.js';
+import type { Logger } from './observability/logger.js';
+import type { LocalReply, Route, SessionView, StatementRouter } from './route.js';
+import { maskText } from './security/masking.js';
+import { upgradeToTls } from './tls.js';
+import { connectUpstream, type UpstreamOptions } from './upstream.js';
+import type { LocalUsers } from './users-file.js';
+
+/** MariaDB's CLIENT_PROGRESS_OBSOLETE (MySQL's CLIENT_CAPABILITY_EXTENSION): progress packets change the stream. */
+const CLIENT_PROGRESS_OBSOLETE = 0x20000000;
+/** Pause a pipelining client once this much unprocessed input is waiting. */
+const CLIENT_QUEUE_HIGH_WATER = 1 << 20;
+/** Largest command the proxy accepts from a client (MySQL's max_allowed_packet upper bound). */
+const MAX_COMMAND_PAYLOAD = 1 << 30;
+const ER_SECURE_TRANSPORT_REQUIRED = 3159;
+const ER_UNSUPPORTED_PS = 1295;
+const ER_UNKNOWN_STMT_HANDLER = 1243;
+
+/** Capabilities the standalone greeting offers (no LOCAL INFILE, no compression, no session tracking). */
+const STANDALONE_CAPABILITIES =
+  CLIENT_LONG_PASSWORD |
+  CLIENT_FOUND_ROWS |
+  CLIENT_LONG_FLAG |
+  CLIENT_CONNECT_WITH_DB |
+  CLIENT_IGNORE_SPACE |
+  CLIENT_PROTOCOL_41 |
+  CLIENT_INTERACTIVE |
+  CLIENT_TRANSACTIONS |
+  CLIENT_SECURE_CONNECTION |
+  CLIENT_MULTI_STATEMENTS |
+  CLIENT_MULTI_RESULTS |
+  CLIENT_PS_MULTI_RESULTS |
+  CLIENT_PLUGIN_AUTH |
+  CLIENT_CONNECT_ATTRS |
+  CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA |
+  CLIENT_DEPRECATE_EOF;
+
+export interface ProxyStats {
+  startedAt: number;
+  questions: number;
+  connectionsAccepted: number;
+}
+
+/** Sessions by the connection id their client sees, for KILL of local statements. */
+export class SessionRegistry {
+  private readonly byId = new Map<number, Session>();
+  add(s: Session): void {
+    this.byId.set(s.connectionId, s);
+  }
+  remove(s: Session): void {
+    if (this.byId.get(s.connectionId) === s) this.byId.delete(s.connectionId);
+  }
+  get(id: number): Session | undefined {
+    return this.byId.get(id);
+  }
+  get size(): number {
+    return this.byId.size;
+  }
+  all(): IterableIterator<Session> {
+    return this.byId.values();
+  }
+}
+
+export interface SessionDeps {
+  router: StatementRouter;
+  logger: Logger;
+  secureContext: SecureContext | null;
+  tlsRequired: boolean;
+  /** null: standalone mode. */
+  upstream: UpstreamOptions | null;
+  /** Standalone users (required when upstream is null). */
+  users: LocalUsers | null;
+  registry: SessionRegistry;
+  serverVersion: string;
+  nextConnectionId(): number;
+  stats: ProxyStats;
+}
+
+/** A router may also decide COM_INIT_DB (src/router.ts does: `catalog.db`, standalone USE). */
+interface InitDbRouter extends StatementRouter {
+  initDb?(schema: string, session: SessionView): Route;
+}
+
+type Phase = 'connecting' | 'greeting' | 'response' | 'tls' | 'auth' | 'command' | 'closed';
+
+function splitCatalogDb(name: string | null): { catalog: string | null; database: string | null } {
+  if (name === null || name === '') return { catalog: null, database: null };
+  const i = name.indexOf('.');
+  // Doris accepts `catalog.db` (one dot) wherever a database name is given at connect time.
+  if (i > 0 && i === name.lastIndexOf('.') && i < name.length - 1) return { catalog: name.slice(0, i), database: name.slice(i + 1) };
+  return { catalog: null, database: name };
+}
+
+export class Session implements SessionView {
+  connectionId = 0;
+  user = '';
+  readonly clientAddress: string;
+  readonly standalone: boolean;
+  currentCatalog: string | null = null;
+  currentDatabase: string | null = null;
+
+  private client: Socket | TLSSocket;
+  private upstream: Socket | null = null;
+  private phase: Phase = 'connecting';
+  private readonly log: Logger;
+  /** Effective capabilities: what the client asked for and the (edited) greeting offered. */
+  private capabilities = 0;
+  /** Capabilities offered in the greeting the client saw. */
+  private offered = 0;
+  private statusFlags = SERVER_STATUS_AUTOCOMMIT;
+  private clientTls = false;
+  private readonly clientReader = new PacketReader(MAX_COMMAND_PAYLOAD);
+  private readonly upstreamReader = new PacketReader(MAX_COMMAND_PAYLOAD);
+  private tracker: ResponseTracker = new ResponseTracker(0);
+  private readonly infileScanner = new InfileScanner();
+  private infileActive = false;
+  /** Client seq minus upstream seq during the relayed auth exchange (TLS on one leg only). */
+  private seqDelta = 0;
+  private authenticator: LocalAuthenticator | null = null;
+  private scramble: Buffer = Buffer.alloc(0);
+  /** Set by a forwarded command whose success must update session state. */
+  private onUpstreamOk: (() => void) | null = null;
+  private localRunning: AbortController | null = null;
+  private upstreamPausedByClient = false;
+  private clientPausedByUpstream = false;
+  private clientPausedByQueue = false;
+
+  constructor(
+    socket: Socket,
+    private readonly deps: SessionDeps,
+  ) {
+    this.client = socket;
+    this.standalone = deps.upstream === null;
+    this.clientAddress = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    this.log = deps.logger;
+    socket.setNoDelay(true);
+    this.attachClient(socket);
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------
+
+  start(): void {
+    if (this.deps.upstream) void this.connectUpstream(this.deps.upstream);
+    else this.greetStandalone();
+  }
+
+  /** True while a command is in flight (relayed response or local statement). */
+  private get busy(): boolean {
+    return this.tracker.busy || this.localRunning !== null;
+  }
+
+  private attachClient(s: Socket | TLSSocket): void {
+    s.on('data', this.onClientData);
+    s.on('error', this.onClientError);
+    s.on('close', this.onClientClose);
+  }
+
+  private readonly onClientError = (e: NodeJS.ErrnoException): void => {
+    this.log.debug({ client: this.clientAddress, code: e.code }, 'client socket error');
+    this.close('client error');
+  };
+
+  private readonly onClientClose = (): void => {
+    this.close('client closed');
+  };
+
+  private readonly onUpstreamError = (e: NodeJS.ErrnoException): void => {
+    this.log.info({ client: this.clientAddress, connectionId: this.connectionId, code: e.code }, 'upstream connection error');
+    this.close('upstream error', true);
+  };
+
+  private readonly onUpstreamClose = (): void => {
+    this.close('upstream closed', true);
+  };
+
+  /**
+   * Tears the connection down (idempotent). `flushClient` ends the client socket gracefully so
+   * bytes already written (a final ERR) still reach it; otherwise it is destroyed.
+   */
+  close(reason: string, flushClient = false): void {
+    if (this.phase === 'closed') return;
+    const wasCommand = this.phase === 'command';
+    this.phase = 'closed';
+    this.deps.registry.remove(this);
+    this.localRunning?.abort(new Error(reason));
+    this.tracker.abort();
+    if (this.upstream) {
+      this.upstream.removeListener('close', this.onUpstreamClose);
+      this.upstream.destroy();
+    }
+    if (flushClient && !this.client.destroyed) {
+      this.client.end();
+      // a client that never reads must not keep the socket forever
+      setTimeout(() => this.client.destroy(), 5000).unref();
+    } else {
+      this.client.destroy();
+    }
+    if (wasCommand) this.log.debug({ connectionId: this.connectionId, user: this.user, reason }, 'connection closed');
+  }
+
+  /** Sends one ERR (at `seq`) and closes after it is flushed. */
+  private failConnection(err: ErrPacket, seq: number, reason: string): void {
+    if (this.phase === 'closed') return;
+    if (!this.client.destroyed) this.client.write(encodePacket(buildErr(err), seq));
+    this.close(reason, true);
+  }
+
+  // ---- connection phase: pass-through -----------------------------------------------------
+
+  private async connectUpstream(o: UpstreamOptions): Promise<void> {
+    let up: Socket;
+    try {
+      up = await connectUpstream(o, {
+        remoteAddress: this.client.remoteAddress,
+        remotePort: this.client.remotePort,
+        localAddress: this.client.localAddress,
+        localPort: this.client.localPort,
+      });
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      this.log.warn({ client: this.clientAddress }, msg);
+      // The client is waiting for a greeting; servers send an ERR in its place (seq 0).
+      this.failConnection({ errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message: `paimon-procedure-proxy: ${msg}` }, 0, 'upstream unreachable');
+      return;
+    }
+    if (this.phase === 'closed') {
+      up.destroy();
+      return;
+    }
+    this.upstream = up;
+    up.on('data', this.onUpstreamData);
+    up.on('error', this.onUpstreamError);
+    up.on('close', this.onUpstreamClose);
+    this.phase = 'greeting';
+  }
+
+  private readonly onUpstreamData = (chunk: Buffer): void => {
+    if (this.phase === 'command') {
+      this.relayUpstream(chunk);
+      return;
+    }
+    if (this.phase === 'closed') return;
+    this.upstreamReader.push(chunk);
+    try {
+      this.handshakeUpstream();
+    } catch (e) {
+      this.protocolFailure(e, 'upstream handshake');
+    }
+  };
+
+  private handshakeUpstream(): void {
+    let p: Packet | null;
+    while (this.phase !== 'closed' && this.phase !== 'command' && (p = this.upstreamReader.next())) {
+      if (this.phase === 'greeting') this.relayGreeting(p);
+      else if (this.phase === 'auth') this.relayUpstreamAuth(p);
+      else {
+        // The FE spoke while waiting for the client (e.g. a handshake timeout ERR): pass it on.
+        this.client.write(p.raw);
+        if (p.payload[0] === ERR_HEADER) this.close('upstream refused', true);
+      }
+    }
+    if (this.phase === 'command') {
+      const rest = this.upstreamReader.drain();
+      if (rest.length > 0) this.relayUpstream(rest);
+    }
+  }
+
+  private relayGreeting(p: Packet): void {
+    if (p.payload[0] === ERR_HEADER) {
+      // e.g. too many connections, host blocked: the client gets the FE's own error
+      this.client.write(p.raw);
+      this.close('upstream refused connection', true);
+      return;
+    }
+    const g = parseHandshakeV10(p.payload);
+    this.connectionId = g.connectionId;
+    this.statusFlags = g.statusFlags;
+    let caps = g.capabilities & ~RELAY_MASKED_CAPABILITIES & ~CLIENT_PROGRESS_OBSOLETE;
+    caps = this.deps.secureContext ? caps | CLIENT_SSL : caps & ~CLIENT_SSL;
+    this.offered = caps >>> 0;
+    // Keep the FE's connection id and scramble: the client's answer is checked by the FE itself.
+    const edited = editGreetingCapabilities(p.payload, this.offered, true);
+    this.client.write(encodePacket(edited, p.seq));
+    this.phase = 'response';
+  }
+
+  private readonly onClientData = (chunk: Buffer): void => {
+    if (this.phase === 'command') {
+      this.commandData(chunk);
+      return;
+    }
+    if (this.phase === 'closed') return;
+    this.clientReader.push(chunk);
+    try {
+      this.handshakeClient();
+    } catch (e) {
+      this.protocolFailure(e, 'client handshake');
+    }
+  };
+
+  private handshakeClient(): void {
+    let p: Packet | null;
+    while ((this.phase === 'response' || this.phase === 'auth') && (p = this.clientReader.next())) {
+      if (this.phase === 'response') {
+        if (isSslRequest(p.payload)) {
+          this.startTls(p);
+          return;
+        }
+        if (this.standalone) this.standaloneResponse(p);
+        else this.forwardHandshakeResponse(p);
+      } else if (this.standalone) {
+        this.standaloneAuthReply(p);
+      } else {
+        this.writeUpstream(encodePacket(p.payload, (p.seq - this.seqDelta) & 0xff));
+      }
+    }
+    if (this.phase === 'command') this.pump();
+  }
+
+  private startTls(p: Packet): void {
+    if (!this.deps.secureContext) {
+      this.failConnection({ errno: ER_HANDSHAKE_ERROR, sqlState: '08S01', message: 'TLS is not configured on this proxy' }, (p.seq + 1) & 0xff, 'tls not configured');
+      return;
+    }
+    this.phase = 'tls';
+    const leftover = this.clientReader.drain();
+    const plain = this.client;
+    plain.removeListener('error', this.onClientError);
+    plain.removeListener('close', this.onClientClose);
+    plain.on('error', this.onClientError);
+    upgradeToTls(plain as Socket, this.deps.secureContext, leftover).then(
+      (tls) => {
+        if (this.phase === 'closed') {
+          tls.destroy();
+          return;
+        }
+        this.client = tls;
+        this.clientTls = true;
+        this.attachClient(tls);
+        this.phase = 'response';
+        tls.resume();
+      },
+      (e: Error) => {
+        this.log.info({ client: this.clientAddress, err: e.message }, 'TLS handshake with client failed');
+        this.close('tls failed');
+      },
+    );
+  }
+
+  private parseResponse(p: Packet): HandshakeResponse41 | null {
+    try {
+      return parseHandshakeResponse41(p.payload);
+    } catch (e) {
+      this.failConnection(
+        { errno: ER_HANDSHAKE_ERROR, sqlState: '08S01', message: `Bad handshake: ${e instanceof Error ? e.message : String(e)}` },
+        (p.seq + 1) & 0xff,
+        'bad handshake',
+      );
+      return null;
+    }
+  }
+
+  private forwardHandshakeResponse(p: Packet): void {
+    const r = this.parseResponse(p);
+    if (!r) return;
+    if (this.deps.tlsRequired && !this.clientTls) {
+      this.failConnection(
+        { errno: ER_SECURE_TRANSPORT_REQUIRED, sqlState: 'HY000', message: 'Connections using insecure transport are prohibited by this proxy (listen.tls.required)' },
+        (p.seq + 1) & 0xff,
+        'tls required',
+      );
+      return;
+    }
+    this.user = r.user;
+    this.capabilities = (r.capabilities & this.offered) >>> 0;
+    const { catalog, database } = splitCatalogDb(r.database);
+    this.currentCatalog = catalog;
+    this.currentDatabase = database;
+    // The upstream leg is plain: no SSL bit, and its HandshakeResponse is seq 1.
+    const forwardedCaps = (r.capabilities & ~RELAY_MASKED_CAPABILITIES & ~CLIENT_PROGRESS_OBSOLETE & ~CLIENT_SSL) >>> 0;
+    const upstreamSeq = 1;
+    this.seqDelta = (p.seq - upstreamSeq) & 0xff;
+    this.phase = 'auth';
+    this.writeUpstream(encodePacket(editHandshakeResponse(p.payload, forwardedCaps), upstreamSeq));
+  }
+
+  private relayUpstreamAuth(p: Packet): void {
+    const first = p.payload[0];
+    this.client.write(this.seqDelta === 0 ? p.raw : encodePacket(p.payload, (p.seq + this.seqDelta) & 0xff));
+    if (first === OK_HEADER) {
+      this.statusFlags = p.payload.length >= 7 ? this.okStatus(p.payload) : this.statusFlags;
+      this.enterCommandPhase();
+    } else if (first === ERR_HEADER) {
+      // Wrong password and the like: the client got the FE's own error.
+      this.log.info({ client: this.clientAddress, user: this.user }, 'upstream refused authentication');
+      this.close('authentication failed', true);
+    }
+  }
+
+  private okStatus(payload: Buffer): number {
+    let p = 1;
+    for (let k = 0; k < 2; k++) {
+      const b = payload[p];
+      p += b < 0xfb ? 1 : b === 0xfc ? 3 : b === 0xfd ? 4 : 9;
+    }
+    return p + 2 <= payload.length ? payload.readUInt16LE(p) : this.statusFlags;
+  }
+
+  private enterCommandPhase(): void {
+    this.phase = 'command';
+    this.tracker = new ResponseTracker(this.capabilities);
+    this.tracker.lastStatusFlags = this.statusFlags;
+    this.deps.registry.add(this);
+    this.log.debug(
+      { connectionId: this.connectionId, user: this.user, client: this.clientAddress, tls: this.clientTls, standalone: this.standalone },
+      'client authenticated',
+    );
+  }
+
+  // ---- connection phase: standalone --------------------------------------------------------
+
+  private greetStandalone(): void {
+    this.connectionId = this.deps.nextConnectionId();
+    this.scramble = generateScramble();
+    let caps = STANDALONE_CAPABILITIES;
+    if (this.deps.secureContext) caps |= CLIENT_SSL;
+    this.offered = caps >>> 0;
+    const greeting = buildHandshakeV10({
+      protocolVersion: 10,
+      serverVersion: this.deps.serverVersion,
+      connectionId: this.connectionId,
+      authPluginData: this.scramble,
+      capabilities: this.offered,
+      characterSet: 33,
+      statusFlags: this.statusFlags,
+      authPluginName: MYSQL_NATIVE_PASSWORD,
+      mariadbCapabilities: 0,
+    });
+    this.phase = 'response';
+    this.client.write(encodePacket(greeting, 0));
+  }
+
+  private authSeq = 0;
+
+  private standaloneResponse(p: Packet): void {
+    const r = this.parseResponse(p);
+    if (!r) return;
+    if (this.deps.tlsRequired && !this.clientTls) {
+      this.failConnection(
+        { errno: ER_SECURE_TRANSPORT_REQUIRED, sqlState: 'HY000', message: 'Connections using insecure transport are prohibited by this proxy (listen.tls.required)' },
+        (p.seq + 1) & 0xff,
+        'tls required',
+      );
+      return;
+    }
+    this.user = r.user;
+    this.capabilities = (r.capabilities & this.offered) >>> 0;
+    const { catalog, database } = splitCatalogDb(r.database);
+    this.currentCatalog = catalog;
+    this.currentDatabase = database;
+    this.authenticator = new LocalAuthenticator(this.deps.users!, this.scramble);
+    this.authSeq = (p.seq + 1) & 0xff;
+    this.phase = 'auth';
+    this.applyAuthStep(this.authenticator.start(r));
+  }
+
+  private standaloneAuthReply(p: Packet): void {
+    this.authSeq = (p.seq + 1) & 0xff;
+    this.applyAuthStep(this.authenticator!.next(p.payload));
+  }
+
+  private applyAuthStep(step: AuthStep): void {
+    if (step.kind === 'denied') {
+      this.log.info({ client: this.clientAddress, user: step.user }, 'standalone authentication failed');
+      this.failConnection(
+        {
+          errno: ER_ACCESS_DENIED_ERROR,
+          sqlState: '28000',
+          message: `Access denied for user '${step.user}'@'${this.client.remoteAddress ?? ''}' (using password: ${step.usingPassword ? 'YES' : 'NO'})`,
+        },
+        this.authSeq,
+        'access denied',
+      );
+      return;
+    }
+    const parts: Buffer[] = [];
+    for (const payload of step.send) {
+      parts.push(encodePacket(payload, this.authSeq));
+      this.authSeq = (this.authSeq + 1) & 0xff;
+    }
+    if (step.kind === 'ok') {
+      parts.push(encodePacket(buildOk(this.capabilities, { statusFlags: this.statusFlags }), this.authSeq));
+      this.client.write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+      this.authenticator = null;
+      this.enterCommandPhase();
+      return;
+    }
+    this.client.write(Buffer.concat(parts));
+  }
+
+  // ---- command phase ------------------------------------------------------------------------
+
+  private commandData(chunk: Buffer): void {
+    if (!this.standalone) {
+      const state = this.tracker.state;
+      if (state === TrackerState.Infile) {
+        this.forwardInfile(chunk);
+        return;
+      }
+      if (state === TrackerState.Auth) {
+        // COM_CHANGE_USER's exchange: the client's auth replies go up as they are.
+        this.writeUpstream(chunk);
+        return;
+      }
+    }
+    this.clientReader.push(chunk);
+    this.pump();
+  }
+
+  private forwardInfile(chunk: Buffer): void {
+    if (!this.infileActive) {
+      this.infileScanner.reset();
+      this.infileActive = true;
+    }
+    const end = this.infileScanner.feed(chunk);
+    if (end < 0) {
+      this.writeUpstream(chunk);
+      return;
+    }
+    this.infileActive = false;
+    this.writeUpstream(end === chunk.length ? chunk : chunk.subarray(0, end));
+    this.tracker.infileDone();
+    if (end < chunk.length) {
+      this.clientReader.push(chunk.subarray(end));
+      this.pump();
+    }
+  }
+
+  /** Handles queued client commands while no command is in flight. */
+  private pump(): void {
+    try {
+      while (this.phase === 'command' && !this.busy) {
+        const p = this.clientReader.next();
+        if (!p) break;
+        if (p.payload.length === 0) {
+          this.close('empty command packet');
+          return;
+        }
+        this.deps.stats.questions++;
+        if (this.standalone) this.standaloneCommand(p);
+        else this.relayCommand(p);
+      }
+    } catch (e) {
+      this.protocolFailure(e, 'command');
+      return;
+    }
+    if (this.phase !== 'command') return;
+    if (this.busy && this.clientReader.pendingBytes > CLIENT_QUEUE_HIGH_WATER) {
+      if (!this.clientPausedByQueue) {
+        this.clientPausedByQueue = true;
+        this.client.pause();
+      }
+    } else if (this.clientPausedByQueue) {
+      this.clientPausedByQueue = false;
+      if (!this.clientPausedByUpstream) this.client.resume();
+    }
+  }
+
+  private relayCommand(p: Packet): void {
+    const cmd = p.payload[0];
+    switch (cmd) {
+      case COM_QUERY: {
+        const route = this.route(p.payload.toString('utf8', 1));
+        if (route.kind === 'local') {
+          this.runLocal(route.run);
+          return;
+        }
+        const afterOk = route.afterOk;
+        this.onUpstreamOk = afterOk ? () => afterOk(this) : null;
+        break;
+      }
+      case COM_INIT_DB: {
+        const name = p.payload.toString('utf8', 1);
+        const router = this.deps.router as InitDbRouter;
+        if (router.initDb) {
+          const route = this.routeInitDb(router, name);
+          if (route.kind === 'local') {
+            this.runLocal(route.run);
+            return;
+          }
+          const afterOk = route.afterOk;
+          this.onUpstreamOk = afterOk ? () => afterOk(this) : null;
+        } else {
+          this.onUpstreamOk = () => {
+            const { catalog, database } = splitCatalogDb(name);
+            if (catalog !== null) this.currentCatalog = catalog;
+            this.currentDatabase = database;
+          };
+        }
+        break;
+      }
+      case COM_CHANGE_USER: {
+        const c = parseChangeUser(p.payload, this.capabilities);
+        this.onUpstreamOk = () => {
+          this.user = c.user;
+          const { catalog, database } = splitCatalogDb(c.database);
+          this.currentCatalog = catalog;
+          this.currentDatabase = database;
+        };
+        break;
+      }
+      case COM_QUIT:
+        this.writeUpstream(p.raw);
+        this.close('client quit', true);
+        return;
+      default:
+        break;
+    }
+    const expectsResponse = this.tracker.begin(cmd);
+    this.writeUpstream(p.raw);
+    if (!expectsResponse) this.onUpstreamOk = null;
+  }
+
+  private route(sql: string): Route {
+    try {
+      return this.deps.router.route(sql, this);
+    } catch (e) {
+      const message = maskText(e instanceof Error ? e.message : String(e));
+      this.log.error({ connectionId: this.connectionId, err: message }, 'router failed');
+      return { kind: 'local', run: async () => [{ kind: 'error', errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message: `paimon-procedure-proxy: ${message}` }] };
+    }
+  }
+
+  private routeInitDb(router: InitDbRouter, name: string): Route {
+    try {
+      return router.initDb!(name, this);
+    } catch (e) {
+      const message = maskText(e instanceof Error ? e.message : String(e));
+      return { kind: 'local', run: async () => [{ kind: 'error', errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message }] };
+    }
+  }
+
+  /** Relays one upstream chunk to the client as it is and tracks where the response ends. */
+  private relayUpstream(chunk: Buffer): void {
+    const end = this.tracker.feed(chunk);
+    if (!this.client.write(chunk) && !this.upstreamPausedByClient) {
+      this.upstreamPausedByClient = true;
+      this.upstream!.pause();
+      this.client.once('drain', this.onClientDrain);
+    }
+    if (end >= 0) this.responseDone();
+  }
+
+  private readonly onClientDrain = (): void => {
+    this.upstreamPausedByClient = false;
+    if (this.phase !== 'closed') this.upstream?.resume();
+  };
+
+  private writeUpstream(buf: Buffer): void {
+    const up = this.upstream;
+    if (!up) return;
+    if (!up.write(buf) && !this.clientPausedByUpstream) {
+      this.clientPausedByUpstream = true;
+      this.client.pause();
+      up.once('drain', this.onUpstreamDrain);
+    }
+  }
+
+  private readonly onUpstreamDrain = (): void => {
+    this.clientPausedByUpstream = false;
+    if (this.phase !== 'closed' && !this.clientPausedByQueue) this.client.resume();
+  };
+
+  private responseDone(): void {
+    this.statusFlags = this.tracker.lastStatusFlags;
+    const after = this.onUpstreamOk;
+    this.onUpstreamOk = null;
+    if (after && this.tracker.outcome === 'ok') {
+      try {
+        after();
+      } catch (e) {
+        this.log.error({ connectionId: this.connectionId, err: maskText(e instanceof Error ? e.message : String(e)) }, 'afterOk failed');
+      }
+    }
+    this.pump();
+  }
+
+  private runLocal(run: (signal: AbortSignal) => Promise<LocalReply[]>): void {
+    const ac = new AbortController();
+    this.localRunning = ac;
+    let promise: Promise<LocalReply[]>;
+    try {
+      promise = run(ac.signal);
+    } catch (e) {
+      promise = Promise.reject(e);
+    }
+    promise
+      .catch((e: unknown): LocalReply[] => {
+        const message = maskText(e instanceof Error ? e.message : String(e));
+        this.log.error({ connectionId: this.connectionId, err: message }, 'local statement failed');
+        return [{ kind: 'error', errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message }];
+      })
+      .then((replies) => {
+        if (this.localRunning === ac) this.localRunning = null;
+        if (this.phase !== 'command') return;
+        this.writeLocal(replies);
+        this.pump();
+      })
+      .catch((e: unknown) => this.protocolFailure(e, 'local reply'));
+  }
+
+  private writeLocal(replies: readonly LocalReply[]): void {
+    this.client.write(encodeLocalReplies(replies, { capabilities: this.capabilities, statusFlags: this.statusFlags }));
+  }
+
+  /** Aborts the local statement this session is running (KILL QUERY from another session). */
+  abortLocal(reason = 'Query execution was interrupted'): boolean {
+    if (!this.localRunning) return false;
+    this.localRunning.abort(new Error(reason));
+    return true;
+  }
+
+  // ---- standalone commands -----------------------------------------------------------------
+
+  private replyPayloads(payloads: Buffer[]): void {
+    let seq = 1;
+    const parts = payloads.map((pl) => {
+      const b = encodePacket(pl, seq);
+      seq = (seq + 1) & 0xff;
+      return b;
+    });
+    this.client.write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+  }
+
+  private ok(): Buffer {
+    return buildOk(this.capabilities, { statusFlags: this.statusFlags });
+  }
+
+  private err(errno: number, sqlState: string, message: string): Buffer {
+    return buildErr({ errno, sqlState, message });
+  }
+
+  private standaloneCommand(p: Packet): void {
+    const cmd = p.payload[0];
+    switch (cmd) {
+      case COM_QUERY: {
+        const route = this.route(p.payload.toString('utf8', 1));
+        if (route.kind === 'local') {
+          this.runLocal(route.run);
+        } else {
+          this.replyPayloads([
+            this.err(
+              1235,
+              '42000',
+              'No Doris FE is configured (standalone mode): this proxy runs CALL <catalog>.sys.<procedure>(...) and answers session statements (SELECT @@..., SHOW DATABASES, USE, SET) only',
+            ),
+          ]);
+        }
+        return;
+      }
+      case COM_PING:
+      case COM_RESET_CONNECTION:
+        this.replyPayloads([this.ok()]);
+        return;
+      case COM_INIT_DB: {
+        const name = p.payload.toString('utf8', 1);
+        const router = this.deps.router as InitDbRouter;
+        if (router.initDb) {
+          const route = this.routeInitDb(router, name);
+          if (route.kind === 'local') {
+            this.runLocal(route.run);
+            return;
+          }
+        }
+        const { catalog, database } = splitCatalogDb(name);
+        if (catalog !== null) this.currentCatalog = catalog;
+        this.currentDatabase = database;
+        this.replyPayloads([this.ok()]);
+        return;
+      }
+      case COM_QUIT:
+        this.close('client quit', true);
+        return;
+      case COM_FIELD_LIST:
+        // No tables to describe: an empty column list.
+        this.replyPayloads([
+          this.capabilities & CLIENT_DEPRECATE_EOF
+            ? buildOk(this.capabilities, { asEof: true, statusFlags: this.statusFlags })
+            : buildEof({ warnings: 0, statusFlags: this.statusFlags }),
+        ]);
+        return;
+      case COM_STATISTICS: {
+        const up = Math.floor((Date.now() - this.deps.stats.startedAt) / 1000);
+        this.replyPayloads([Buffer.from(`Uptime: ${up}  Threads: ${this.deps.registry.size}  Questions: ${this.deps.stats.questions}  Mode: standalone`)]);
+        return;
+      }
+      case COM_SET_OPTION:
+        this.replyPayloads([
+          this.capabilities & CLIENT_DEPRECATE_EOF ? this.ok() : buildEof({ warnings: 0, statusFlags: this.statusFlags }),
+        ]);
+        return;
+      case COM_STMT_CLOSE:
+      case COM_STMT_SEND_LONG_DATA:
+        return; // no response, by protocol
+      case COM_STMT_PREPARE:
+        this.replyPayloads([this.err(ER_UNSUPPORTED_PS, 'HY000', 'standalone mode does not support prepared statements; send CALL as a plain query')]);
+        return;
+      case COM_STMT_EXECUTE:
+      case COM_STMT_RESET:
+      case COM_STMT_FETCH:
+        this.replyPayloads([this.err(ER_UNKNOWN_STMT_HANDLER, 'HY000', 'Unknown prepared statement handler given (standalone mode has no prepared statements)')]);
+        return;
+      case COM_CHANGE_USER:
+        this.replyPayloads([this.err(ER_NOT_SUPPORTED_AUTH_MODE, '08004', 'COM_CHANGE_USER is not supported in standalone mode; reconnect as the other user')]);
+        return;
+      default:
+        this.replyPayloads([this.err(ER_UNKNOWN_COM_ERROR, '08S01', `Unknown or unsupported command 0x${cmd.toString(16).padStart(2, '0')} in standalone mode`)]);
+        return;
+    }
+  }
+
+  private protocolFailure(e: unknown, where: string): void {
+    const message = maskText(e instanceof Error ? e.message : String(e));
+    this.log.warn({ client: this.clientAddress, connectionId: this.connectionId, where, err: message }, 'protocol error, closing connection');
+    this.failConnection({ errno: ER_HANDSHAKE_ERROR, sqlState: '08S01', message: `paimon-procedure-proxy: protocol error (${where}): ${message}` }, 1, 'protocol error');
+  }
+}
