@@ -67,8 +67,12 @@ class Cursor {
   peek(): Token {
     return this.lx.peek();
   }
+  /** End offset of the last token taken. */
+  lastEnd = 0;
   next(): Token {
-    return this.lx.next();
+    const t = this.lx.next();
+    this.lastEnd = t.end;
+    return t;
   }
   kw(k: string): boolean {
     if (isKeyword(this.peek(), k)) {
@@ -261,7 +265,7 @@ function select(c: Cursor, session: SessionView, env: StandaloneEnv, state: Stan
   do {
     const start = c.peek().start;
     const { value, type } = selectExpr(c, session, env, state);
-    const exprText = c.sql.slice(start, c.lx.pos).trim();
+    const exprText = c.sql.slice(start, c.lastEnd).trim();
     let name = exprText;
     if (c.kw('AS')) {
       const a = c.peek();
