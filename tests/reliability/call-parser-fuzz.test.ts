@@ -40,16 +40,16 @@ function quoteString(v: string, q: "'" | '"', style: 'double' | 'backslash'): st
 
 type Lit = { value: ArgumentValue; text: string };
 const literal: fc.Arbitrary<Lit> = fc.oneof(
-  fc.tuple(fc.string({ maxLength: 20, unit: 'grapheme' }), fc.constantFrom<"'" | '"'>("'", '"'), fc.constantFrom<'double' | 'backslash'>('double', 'backslash')).map(([v, q, st]) => ({
+  fc.tuple(fc.string({ maxLength: 20, unit: 'grapheme' }), fc.constantFrom<"'" | '"'>("'", '"'), fc.constantFrom<'double' | 'backslash'>('double', 'backslash')).map(([v, q, st]): Lit => ({
     value: { kind: 'string', value: v },
     text: quoteString(v, q, st),
   })),
-  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map((n) => ({ value: { kind: 'integer', value: n, text: n.toString() }, text: n.toString() })),
-  fc.tuple(fc.integer({ min: -99999, max: 99999 }), fc.integer({ min: 0, max: 9999 })).map(([a, b]) => {
+  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map((n): Lit => ({ value: { kind: 'integer', value: n, text: n.toString() }, text: n.toString() })),
+  fc.tuple(fc.integer({ min: -99999, max: 99999 }), fc.integer({ min: 0, max: 9999 })).map(([a, b]): Lit => {
     const t = `${a}.${b}`;
     return { value: { kind: 'decimal', text: t }, text: t };
   }),
-  fc.boolean().map((b) => ({ value: { kind: 'boolean', value: b }, text: b ? 'TRUE' : 'false' })),
+  fc.boolean().map((b): Lit => ({ value: { kind: 'boolean', value: b }, text: b ? 'TRUE' : 'false' })),
   fc.constant<Lit>({ value: { kind: 'null' }, text: 'NULL' }),
 );
 
