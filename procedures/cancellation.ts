@@ -1,0 +1,216 @@
+/**
+ * Time limits and cancellation of procedure calls.
+ *
+ * * A call's time limit comes from its `timeout` argument, else the session's
+ *   `@paimon_call_timeout` user variable, else the configured default; it may not exceed the
+ *   configured maximum. Values are seconds, or durations such as `500ms`, `90s`, `10m`, `2h`.
+ * * Every running call registers an AbortController under its connection id, so that
+ *   `KILL QUERY <id>` / `KILL <id>` from another connection can abort it; a client that
+ *   disconnects aborts its own synchronous call. The signal's reason says why (a
+ *   `CallTimeoutReason` for a timeout, a `KillReason` for KILL, a `ClientGoneReason` for a
+ *   disconnect), and procedures/errors.ts `abortError` turns it into TIMEOUT or
+ *   QUERY_INTERRUPTED with a message that says whether anything was committed.
+ */
+import { CallTimeoutReason, ProcedureError } from './errors.js';
+
+/** The user variable a session sets to change its calls' default limit: `SET @paimon_call_timeout = '10m'`. */
+export const TIMEOUT_SESSION_VARIABLE = 'paimon_call_timeout';
+/** The framework-level named argument: `CALL ...(table => 't', timeout => '30m')`. */
+export const TIMEOUT_ARGUMENT = 'timeout';
+
+export interface TimeoutSettings {
+  defaultMs: number;
+  maxMs: number;
+}
+
+/**
+ * Parse a duration: a number is seconds (as Doris's `query_timeout`), a string may carry a
+ * unit (ms, s, m, h, d). Returns milliseconds; throws INVALID_ARGUMENT for anything else.
+ */
+export function parseDurationMs(value: unknown, what: string): number {
+  if (typeof value === 'bigint') value = Number(value);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value <= 0) throw new ProcedureError('INVALID_ARGUMENT', `${what} must be a positive number of seconds, got ${value}`);
+    return Math.round(value * 1000);
+  }
+  if (typeof value === 'string') {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h|d)?\s*$/i.exec(value);
+    if (m) {
+      const n = Number(m[1]);
+      const unit = (m[2] ?? 's').toLowerCase();
+      const factor = unit === 'ms' ? 1 : unit === 's' || unit === 'sec' ? 1000 : unit === 'm' || unit === 'min' ? 60_000 : unit === 'h' ? 3_600_000 : 86_400_000;
+      const ms = Math.round(n * factor);
+      if (ms > 0) return ms;
+    }
+  }
+  throw new ProcedureError('INVALID_ARGUMENT', `${what} must be seconds or a duration like '90s', '10m', '2h', got ${JSON.stringify(String(value))}`);
+}
+
+export interface ResolvedTimeout {
+  ms: number;
+  source: 'argument' | 'session' | 'default';
+  /** Set when the session's value was above the maximum and was lowered to it. */
+  note?: string;
+}
+
+/**
+ * The time limit of one call. An argument above the maximum is refused (the caller asked for
+ * something explicit that will not be honoured); a session value above it is lowered to the
+ * maximum with a note (it was set once, long before this call).
+ */
+export function resolveTimeout(argument: unknown, sessionValue: unknown, settings: TimeoutSettings): ResolvedTimeout {
+  const max = settings.maxMs;
+  if (argument !== undefined && argument !== null) {
+    const ms = parseDurationMs(argument, `argument ${TIMEOUT_ARGUMENT}`);
+    if (ms > max) {
+      throw new ProcedureError('INVALID_ARGUMENT', `argument ${TIMEOUT_ARGUMENT} of ${ms} ms is above the configured maximum of ${max} ms (procedures.max_timeout_ms); run the call with async => true for longer work`);
+    }
+    return { ms, source: 'argument' };
+  }
+  if (sessionValue !== undefined && sessionValue !== null && sessionValue !== '') {
+    const ms = parseDurationMs(sessionValue, `@${TIMEOUT_SESSION_VARIABLE}`);
+    if (ms > max) return { ms: max, source: 'session', note: `@${TIMEOUT_SESSION_VARIABLE} of ${ms} ms is above the maximum; ${max} ms is used` };
+    return { ms, source: 'session' };
+  }
+  return { ms: Math.min(settings.defaultMs, max), source: 'default' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Abort reasons
+
+/** KILL QUERY / KILL CONNECTION from another connection. */
+export class KillReason extends Error {
+  constructor(readonly mode: 'query' | 'connection', readonly targetConnectionId: number, readonly byConnectionId: number | null) {
+    super(`killed by KILL ${mode === 'query' ? 'QUERY' : 'CONNECTION'} ${targetConnectionId}${byConnectionId === null ? '' : ` from connection ${byConnectionId}`}`);
+    this.name = 'KillReason';
+  }
+}
+
+/** The client closed its connection while its call ran. */
+export class ClientGoneReason extends Error {
+  constructor(readonly connectionId: number) {
+    super(`the client of connection ${connectionId} disconnected`);
+    this.name = 'ClientGoneReason';
+  }
+}
+
+/** A job cancelled with SQL (procedures/jobs). */
+export class JobCancelReason extends Error {
+  constructor(readonly jobId: string) {
+    super(`job ${jobId} was cancelled`);
+    this.name = 'JobCancelReason';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The registry
+
+export interface RunningCall {
+  connectionId: number;
+  queryId: string;
+  procedure: string;
+  startedAt: number;
+}
+
+interface Entry extends RunningCall {
+  controller: AbortController;
+}
+
+export interface CallHandle {
+  /** Aborted on timeout, KILL, disconnect (if a disconnect signal was given) or `abort()`. */
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  /** Abort with a reason (e.g. when the executor itself gives up). */
+  abort(reason: Error): void;
+  /** Unregister and stop the timer; call in `finally`. */
+  dispose(): void;
+}
+
+/**
+ * Running local procedures by connection id, per proxy process. The session asks `kill` when a
+ * client sends `KILL [QUERY|CONNECTION] <id>`: if `<id>` runs a local procedure here it is
+ * aborted and `kill` returns true (answer OK to the killer; for KILL CONNECTION also close the
+ * victim and forward the KILL upstream); otherwise the KILL goes to the FE unchanged.
+ */
+export class CancellationRegistry {
+  private readonly byConnection = new Map<number, Set<Entry>>();
+
+  /**
+   * Start a call: a signal that aborts after `timeoutMs` (Infinity: never; the executor may
+   * own the deadline), on `kill(connectionId)`, or when
+   * `disconnect` aborts (the session's "client is gone" signal for a synchronous call).
+   */
+  start(call: Omit<RunningCall, 'startedAt'>, timeoutMs: number, disconnect?: AbortSignal): CallHandle {
+    const controller = new AbortController();
+    const entry: Entry = { ...call, startedAt: Date.now(), controller };
+    let set = this.byConnection.get(call.connectionId);
+    if (!set) {
+      set = new Set();
+      this.byConnection.set(call.connectionId, set);
+    }
+    set.add(entry);
+    // No timer when the executor enforces the deadline itself (timeoutMs = Infinity).
+    const timer = Number.isFinite(timeoutMs) ? setTimeout(() => controller.abort(new CallTimeoutReason(timeoutMs)), timeoutMs) : undefined;
+    timer?.unref();
+    const onGone = (): void => controller.abort(new ClientGoneReason(call.connectionId));
+    if (disconnect) {
+      if (disconnect.aborted) onGone();
+      else disconnect.addEventListener('abort', onGone, { once: true });
+    }
+    let disposed = false;
+    return {
+      signal: controller.signal,
+      timeoutMs,
+      abort: (reason: Error) => controller.abort(reason),
+      dispose: () => {
+        if (disposed) return;
+        disposed = true;
+        if (timer) clearTimeout(timer);
+        disconnect?.removeEventListener('abort', onGone);
+        const s = this.byConnection.get(call.connectionId);
+        s?.delete(entry);
+        if (s && s.size === 0) this.byConnection.delete(call.connectionId);
+      },
+    };
+  }
+
+  /** Abort every call of a connection. True when there was one to abort. */
+  kill(targetConnectionId: number, mode: 'query' | 'connection', byConnectionId: number | null = null): boolean {
+    const set = this.byConnection.get(targetConnectionId);
+    if (!set || set.size === 0) return false;
+    for (const e of set) e.controller.abort(new KillReason(mode, targetConnectionId, byConnectionId));
+    return true;
+  }
+
+  isRunning(connectionId: number): boolean {
+    return (this.byConnection.get(connectionId)?.size ?? 0) > 0;
+  }
+
+  /** What runs now (for a processlist-style view). */
+  list(): RunningCall[] {
+    const out: RunningCall[] = [];
+    for (const set of this.byConnection.values()) {
+      for (const e of set) out.push({ connectionId: e.connectionId, queryId: e.queryId, procedure: e.procedure, startedAt: e.startedAt });
+    }
+    return out;
+  }
+}
+
+/**
+ * Recognise `KILL [QUERY | CONNECTION] <id>` (MySQL / Doris syntax; a trailing `;` and comments
+ * around are allowed). Returns null for anything else, including `KILL QUERY '<query id>'`,
+ * which names an FE query and goes upstream.
+ */
+export function parseKill(sql: string): { mode: 'query' | 'connection'; id: number } | null {
+  const text = sql.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(--\s|#)[^\n]*/g, ' ').trim().replace(/;\s*$/, '');
+  const m = /^KILL\s+(?:(QUERY|CONNECTION)\s+)?(\d{1,19})$/i.exec(text);
+  if (!m) return null;
+  const id = Number(m[2]);
+  if (!Number.isSafeInteger(id)) return null;
+  return { mode: m[1]?.toUpperCase() === 'QUERY' ? 'query' : 'connection', id };
+}
+
+/** Throw the signal's abort as a ProcedureError-producing exception at a safe point. */
+export function checkpoint(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
+}
