@@ -1,0 +1,161 @@
+/**
+ * expire_snapshots against Paimon Java: on copies of the same Java-written table history,
+ * Paimon's ExpireSnapshotsImpl and our procedure must leave exactly the same files on disk
+ * (snapshots, hints, manifests, data, changelog, index), Java's `check` must pass on our
+ * result, and Java must read the same rows from both.
+ */
+import { describe, test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { expireSnapshots } from '../../procedures/expire-snapshots.js';
+import {
+  PAIMON_VERSIONS,
+  callNamed,
+  copyWarehouse,
+  executorFor,
+  firstRow,
+  javaAvailable,
+  listTree,
+  paimon,
+  readRows,
+  tempDir,
+  writeSchema,
+  type PaimonVersion,
+} from './procedures-support.js';
+
+export async function buildHistory(v: PaimonVersion, wh: string, opts: { changelog?: boolean } = {}): Promise<void> {
+  const schema = writeSchema(wh, {
+    fields: [
+      { name: 'id', type: 'INT NOT NULL' },
+      { name: 'dt', type: 'DATE NOT NULL' },
+      { name: 'v', type: 'STRING' },
+    ],
+    primaryKeys: ['dt', 'id'],
+    partitionKeys: ['dt'],
+    options: {
+      bucket: '2',
+      'write-only': 'true',
+      ...(opts.changelog ? { 'changelog-producer': 'input' } : {}),
+    },
+  });
+  await paimon(v, 'create-table', wh, 'interop', 't', schema);
+  await paimon(v, 'write-loop', wh, 'interop', 't', '5', '0', '0'); // 1-5
+  await paimon(v, 'create-tag', wh, 'interop', 't', 'tag3', '3');
+  await paimon(v, 'write-loop', wh, 'interop', 't', '5', '0', '0'); // 6-10: same keys again
+  await paimon(v, 'compact', wh, 'interop', 't'); // drops the overwritten files
+  await paimon(v, 'write-loop', wh, 'interop', 't', '3', '0', '100');
+  await paimon(v, 'create-tag', wh, 'interop', 't', 'tag_mid');
+  await paimon(v, 'write-loop', wh, 'interop', 't', '3', '0', '0');
+  await paimon(v, 'compact', wh, 'interop', 't');
+}
+
+const TABLE = 'interop.db/t';
+
+for (const v of PAIMON_VERSIONS) {
+  describe(`expire_snapshots vs Paimon ${v} ExpireSnapshotsImpl`, () => {
+    let origin: string;
+    before(async () => {
+      assert.ok(javaAvailable(v), `Paimon ${v} reference tool is not built (tests/setup/paimon-java.sh)`);
+      origin = join(tempDir(`expire-${v}-`), 'wh');
+      await buildHistory(v, origin);
+    });
+
+    async function differential(
+      name: string,
+      java: { retainMin: number; retainMax: number; maxDeletes: number },
+      prepare?: (wh: string) => Promise<void>,
+    ): Promise<{ ours: Record<string, unknown>; javaOut: unknown; a: string; b: string }> {
+      const dir = tempDir(`expire-${v}-${name}-`);
+      const a = join(dir, 'java');
+      const b = join(dir, 'ours');
+      copyWarehouse(origin, a);
+      if (prepare) await prepare(a);
+      copyWarehouse(a, b);
+      const olderThan = Date.now();
+      const javaOut = await paimon(v, 'expire', a, 'interop', 't', String(java.retainMin), String(java.retainMax), String(olderThan), String(java.maxDeletes));
+      const ours = firstRow(
+        await callNamed(executorFor(b, [expireSnapshots]), 'expire_snapshots', {
+          table: 'interop.t',
+          retain_min: java.retainMin,
+          retain_max: java.retainMax,
+          max_deletes: java.maxDeletes,
+          older_than: String(olderThan),
+        }),
+      );
+      assert.deepEqual(listTree(join(b, TABLE)), listTree(join(a, TABLE)), 'same files on disk as Paimon Java');
+      for (const hint of ['snapshot/EARLIEST', 'snapshot/LATEST']) {
+        const pa = join(a, TABLE, hint);
+        const pb = join(b, TABLE, hint);
+        assert.equal(existsSync(pb), existsSync(pa), hint);
+        if (existsSync(pa)) assert.equal(readFileSync(pb, 'utf8'), readFileSync(pa, 'utf8'), hint);
+      }
+      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
+      assert.equal(check.ok, true, 'Paimon Java finds every referenced file');
+      assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, a, 'interop', 't'));
+      return { ours, javaOut, a, b };
+    }
+
+    test('retain_min keeps the newest snapshots; tags protect their files', async () => {
+      const { ours, javaOut } = await differential('min3', { retainMin: 3, retainMax: 2147483647, maxDeletes: 2147483647 });
+      const expired = (javaOut as { expired: number }).expired;
+      assert.ok(expired > 5, `Java expired ${expired}`);
+      assert.equal(ours.deleted_snapshots_count, expired);
+      assert.equal(ours.changed, true);
+      assert.ok(Number(ours.deleted_files) > 0);
+    });
+
+    test('retain_max with max_deletes expires in bounded steps', async () => {
+      const { ours, javaOut } = await differential('max', { retainMin: 1, retainMax: 4, maxDeletes: 3 });
+      assert.equal(ours.deleted_snapshots_count, (javaOut as { expired: number }).expired);
+      assert.equal(ours.deleted_snapshots_count, 3);
+    });
+
+    test('a consumer pins its next snapshot', async () => {
+      const { ours } = await differential('consumer', { retainMin: 1, retainMax: 2147483647, maxDeletes: 2147483647 }, async (wh) => {
+        await paimon(v, 'create-consumer', wh, 'interop', 't', 'c1', '7');
+      });
+      assert.equal(ours.deleted_snapshots_count, 6);
+    });
+
+    test('tag on an expired snapshot: everything except the newest snapshot goes, tagged files stay', async () => {
+      const { ours, b } = await differential('all', { retainMin: 1, retainMax: 1, maxDeletes: 2147483647 });
+      assert.ok(Number(ours.deleted_snapshots_count) > 10);
+      assert.equal((await readRows(v, b, 'interop', 't', 'tag:tag3')).length > 0, true, 'tag3 still readable');
+    });
+
+    test('dry_run reports the plan and changes nothing', async () => {
+      const dir = tempDir(`expire-${v}-dry-`);
+      const b = join(dir, 'ours');
+      copyWarehouse(origin, b);
+      const before = listTree(join(b, TABLE));
+      const row = firstRow(
+        await callNamed(executorFor(b, [expireSnapshots]), 'expire_snapshots', {
+          table: 'interop.t',
+          retain_min: 2,
+          older_than: String(Date.now()),
+          dry_run: true,
+        }),
+      );
+      assert.deepEqual(listTree(join(b, TABLE)), before);
+      assert.equal(row.dry_run, true);
+      assert.equal(row.changed, false);
+      assert.ok(Number(row.deleted_snapshots_count) > 0 && Number(row.deleted_files) > 0);
+    });
+
+    test('rejects retain_min < 1 and retain_max < retain_min before touching anything', async () => {
+      const dir = tempDir(`expire-${v}-bad-`);
+      const b = join(dir, 'ours');
+      copyWarehouse(origin, b);
+      const before = listTree(join(b, TABLE));
+      const ex = executorFor(b, [expireSnapshots]);
+      const bad: Record<string, number>[] = [{ retain_min: 0 }, { retain_min: 5, retain_max: 2 }];
+      for (const args of bad) {
+        const o = await callNamed(ex, 'expire_snapshots', { table: 'interop.t', ...args });
+        assert.equal(o.ok, false);
+        if (!o.ok) assert.equal(o.error.code, 'INVALID_ARGUMENT');
+      }
+      assert.deepEqual(listTree(join(b, TABLE)), before);
+    });
+  });
+}
