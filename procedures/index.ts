@@ -5,9 +5,10 @@
  */
 import type { ParamSpec } from './signature.js';
 import { ProcedureRegistry, type ProcedureDefinition } from './registry.js';
+import { expireSnapshots } from './expire-snapshots.js';
 
 export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [
-  // e.g. expireSnapshots (from './expire-snapshots.js'),
+  expireSnapshots,
 ];
 
 export function createDefaultRegistry(): ProcedureRegistry {
