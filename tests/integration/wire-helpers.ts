@@ -3,10 +3,22 @@
  * (env MARIADB_*), a proxy started in-process on a free port, and mysql2 connections to either.
  */
 import { spawn, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
+import { nativePasswordToken } from '../../protocol/auth.js';
+import {
+  CLIENT_CONNECT_WITH_DB,
+  CLIENT_LONG_PASSWORD,
+  CLIENT_PLUGIN_AUTH,
+  CLIENT_PROTOCOL_41,
+  CLIENT_SECURE_CONNECTION,
+  CLIENT_TRANSACTIONS,
+} from '../../protocol/constants.js';
+import { buildHandshakeResponse41, parseHandshakeV10 } from '../../protocol/handshake.js';
+import { encodePacket, PacketReader, type Packet } from '../../protocol/packet.js';
 import { configSchema, type ProxyConfig } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
@@ -127,4 +139,128 @@ export function fieldShape(fields: unknown): unknown {
     decimals: f.decimals,
     charset: f.characterSet,
   }));
+}
+
+/** A free loopback TCP port (closed again before it is returned). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolvePromise, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolvePromise(port));
+    });
+  });
+}
+
+export interface ChildProxy {
+  pid: number;
+  port: number;
+  log: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts `paimon-procedure-proxy serve` as a child process (the CLI users run) and waits until it listens. */
+export async function startChildProxy(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildProxy> {
+  const port = await freePort();
+  const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', String(port), ...args], {
+    env: { ...process.env, PPP_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const deadline = Date.now() + 30_000;
+  while (!out.includes('paimon-procedure-proxy listening')) {
+    if (child.exitCode !== null) throw new Error(`proxy exited with ${child.exitCode}: ${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`proxy did not start: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    pid: child.pid!,
+    port,
+    log: () => out,
+    stop: () =>
+      new Promise((resolvePromise) => {
+        if (child.exitCode !== null) return resolvePromise();
+        child.once('exit', () => resolvePromise());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}
+
+/** Resident set size of a process in bytes (Linux /proc). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/**
+ * A minimal client over a raw socket for commands mysql2 has no API for (COM_FIELD_LIST,
+ * COM_STATISTICS): authenticates with mysql_native_password (the server checks the token), then
+ * sends command payloads and collects the response packets until the server goes quiet.
+ */
+export class RawClient {
+  private socket!: Socket;
+  private readonly reader = new PacketReader();
+  private waiting: (() => void) | null = null;
+  greeting!: Buffer;
+
+  async connect(port: number, user: string, password: string, database: string): Promise<void> {
+    const { connect: netConnect } = await import('node:net');
+    this.socket = netConnect({ host: '127.0.0.1', port });
+    this.socket.on('data', (d: Buffer) => {
+      this.reader.push(d);
+      this.waiting?.();
+    });
+    const g = await this.nextPacket();
+    this.greeting = g.payload;
+    const h = parseHandshakeV10(g.payload);
+    const caps = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH | CLIENT_CONNECT_WITH_DB | CLIENT_LONG_PASSWORD | CLIENT_TRANSACTIONS;
+    const resp = buildHandshakeResponse41({
+      capabilities: caps, maxPacketSize: 1 << 24, characterSet: 33, mariadbCapabilities: 0, user,
+      authResponse: nativePasswordToken(password, h.authPluginData), database, authPluginName: 'mysql_native_password', attributes: new Map(),
+    });
+    this.socket.write(encodePacket(resp, 1));
+    const ok = await this.nextPacket();
+    if (ok.payload[0] !== 0) throw new Error(`authentication failed: ${ok.payload.subarray(9).toString()}`);
+  }
+
+  private async nextPacket(timeoutMs = 10_000): Promise<Packet> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const p = this.reader.next();
+      if (p) return p;
+      if (Date.now() > deadline) throw new Error('timed out waiting for a packet');
+      await new Promise<void>((r) => {
+        this.waiting = r;
+        setTimeout(r, 50);
+      });
+      this.waiting = null;
+    }
+  }
+
+  /** Sends one command and returns the raw response packets (until 300 ms of silence). */
+  async command(payload: Buffer): Promise<Buffer[]> {
+    this.socket.write(encodePacket(payload, 0));
+    const out: Buffer[] = [Buffer.from((await this.nextPacket()).raw)];
+    for (;;) {
+      try {
+        out.push(Buffer.from((await this.nextPacket(300)).raw));
+      } catch {
+        return out;
+      }
+    }
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
 }
