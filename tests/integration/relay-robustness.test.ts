@@ -1,0 +1,118 @@
+/**
+ * The relay under stress, against the `serve` command running as a child process (so its memory
+ * and CPU are its own): clients vanishing mid-result, a client that stops reading, and 1,000
+ * concurrent connections.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import mysql from 'mysql2';
+import { connect, mariadb, rssOf, startChildProxy, type ChildProxy } from './wire-helpers.js';
+
+let proxy: ChildProxy;
+
+async function upstreamThreads(user: string): Promise<number[]> {
+  const c = await connect(mariadb().port);
+  const [rows] = await c.query('SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ?', [user]);
+  await c.end();
+  return (rows as { ID: number }[]).map((r) => Number(r.ID));
+}
+
+describe('relay robustness', () => {
+  before(async () => {
+    const db = mariadb();
+    proxy = await startChildProxy(['--upstream', `127.0.0.1:${db.port}`]);
+  });
+  after(async () => {
+    await proxy?.stop();
+  });
+
+  test('clients that disconnect mid-result leave the proxy healthy and close their FE connections', async () => {
+    const db = mariadb();
+    for (let round = 0; round < 5; round++) {
+      const c = mysql.createConnection({ host: '127.0.0.1', port: proxy.port, user: 'other', password: 'other-pass', database: 'proxytest' });
+      c.on('error', () => undefined); // the test kills this client's socket itself
+      const id = await new Promise<number>((resolvePromise, reject) => c.connect((e) => (e ? reject(e) : resolvePromise(c.threadId!))));
+      await new Promise<void>((resolvePromise) => {
+        let rows = 0;
+        const q = c.query('SELECT seq, REPEAT(\'x\', 200) FROM seq_1_to_2000000');
+        q.on('result', () => {
+          if (++rows === 1000) {
+            // vanish without COM_QUIT
+            (c as unknown as { stream: { destroy(): void } }).stream.destroy();
+            resolvePromise();
+          }
+        });
+        q.on('error', () => resolvePromise());
+      });
+      // the FE connection of the vanished client goes away
+      const deadline = Date.now() + 15_000;
+      while ((await upstreamThreads('other')).includes(id)) {
+        assert.ok(Date.now() < deadline, `FE thread ${id} still alive after the client left`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    const ok = await connect(proxy.port, { user: db.user, password: db.password });
+    const [rows] = await ok.query('SELECT 1 AS alive');
+    assert.deepEqual(rows, [{ alive: 1 }]);
+    await ok.end();
+    assert.doesNotMatch(proxy.log(), /"level":(50|60)/, 'no error or fatal logged');
+  });
+
+  test('a client that stops reading does not make the proxy buffer the result (backpressure)', async () => {
+    const db = mariadb();
+    const before = rssOf(proxy.pid);
+    const c = mysql.createConnection({ host: '127.0.0.1', port: proxy.port, user: db.user, password: db.password, database: 'proxytest' });
+    await new Promise<void>((r, j) => c.connect((e) => (e ? j(e) : r())));
+    let rows = 0;
+    let peak = before;
+    await new Promise<void>((resolvePromise, reject) => {
+      // about 600 MB of rows
+      const q = c.query("SELECT seq, REPEAT('y', 300) FROM seq_1_to_2000000");
+      q.on('result', () => {
+        rows++;
+        if (rows === 10_000) {
+          c.pause();
+          const sample = setInterval(() => (peak = Math.max(peak, rssOf(proxy.pid))), 100);
+          setTimeout(() => {
+            clearInterval(sample);
+            c.resume();
+          }, 4000);
+        }
+      });
+      q.on('error', reject);
+      q.on('end', () => resolvePromise());
+    });
+    c.end();
+    assert.equal(rows, 2_000_000);
+    const grew = peak - before;
+    assert.ok(grew < 100 * 1024 * 1024, `proxy RSS grew by ${(grew / 1048576).toFixed(1)} MiB while the client was not reading`);
+  });
+
+  test('1,000 concurrent connections are accepted and served', async () => {
+    const db = mariadb();
+    const started = Date.now();
+    const conns = await Promise.all(
+      Array.from({ length: 1000 }, () =>
+        connect(proxy.port, { user: db.user, password: db.password, connectTimeout: 60_000 }),
+      ),
+    );
+    try {
+      const ids = await Promise.all(
+        conns.map(async (c, i) => {
+          const [rows] = await c.query('SELECT CONNECTION_ID() AS id, ? AS i', [i]);
+          const r = (rows as { id: number; i: number }[])[0];
+          assert.equal(r.i, i);
+          return Number(r.id);
+        }),
+      );
+      assert.equal(new Set(ids).size, 1000, 'each client has its own FE session');
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed < 120_000, `took ${elapsed} ms`);
+    } finally {
+      await Promise.all(conns.map((c) => c.end().catch(() => c.destroy())));
+    }
+    const c = await connect(proxy.port, { user: db.user, password: db.password });
+    await c.query('SELECT 1');
+    await c.end();
+  });
+});
