@@ -41,7 +41,14 @@ export async function paimonTool(version: Version, ...args: string[]): Promise<s
 /** Runs a PaimonTool command whose last line is JSON. */
 export async function paimonToolJson(version: Version, ...args: string[]): Promise<JsonValue> {
   const lines = await paimonTool(version, ...args);
-  return parseJson(lines[lines.length - 1] ?? 'null', `PaimonTool ${args[0]}`);
+  // Either one JSON document (possibly pretty-printed) or log lines followed by one JSON line.
+  const start = lines.findIndex((l) => l.startsWith('{') || l.startsWith('['));
+  const whole = start >= 0 ? lines.slice(start).join('\n') : 'null';
+  try {
+    return parseJson(whole, `PaimonTool ${args[0]}`);
+  } catch {
+    return parseJson(lines[lines.length - 1] ?? 'null', `PaimonTool ${args[0]}`);
+  }
 }
 
 export function tempDir(prefix: string): string {
