@@ -8,7 +8,7 @@
  */
 import type { CatalogConfig, ProxyConfig } from './config-schema.js';
 import type { FileIO } from './paimon/file-io.js';
-import { LocalFileIO } from './paimon/local-file-io.js';
+import { createFileIO } from './paimon/file-io-factory.js';
 import { PaimonError } from './paimon/errors.js';
 import type { CatalogProvider, ProcedureCatalog } from '../procedures/catalog.js';
 import { isAbsolute, resolve } from 'node:path';
@@ -109,12 +109,16 @@ export function normalizeWarehouse(warehouse: string): string {
 
 export function buildCatalog(cfg: CatalogConfig): ProcedureCatalog {
   const warehouse = normalizeWarehouse(cfg.warehouse);
-  const scheme = schemeOf(warehouse);
   if (cfg.type !== 'filesystem') {
     throw new Error(`catalog '${cfg.name}': type '${cfg.type}' is not supported yet (only filesystem)`);
   }
-  if (scheme === '' || scheme === 'file') return new FileSystemProcedureCatalog(cfg.name, warehouse, new LocalFileIO());
-  throw new Error(`catalog '${cfg.name}': warehouse scheme '${scheme}://' is not supported yet`);
+  try {
+    // Local paths and file: use node:fs; s3://, s3a://, oss:// use the S3 client with the catalog's properties.
+    return new FileSystemProcedureCatalog(cfg.name, warehouse, createFileIO(warehouse, cfg.properties));
+  } catch (e) {
+    // The message of createFileIO never contains property values (credentials).
+    throw new Error(`catalog '${cfg.name}': ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 export function buildCatalogs(config: Pick<ProxyConfig, 'catalogs'>): CatalogSet {
