@@ -178,7 +178,12 @@ export function avroType(schema: AvroSchema): avro.Type {
   let t = typeCache.get(key);
   if (!t) {
     const parsed: avro.Schema = typeof schema === 'string' ? (JSON.parse(schema) as avro.Schema) : (schema as avro.Schema);
-    t = avro.Type.forSchema(parsed, { registry: { long: BIGINT_LONG } as unknown as Record<string, avro.Type>, wrapUnions: false });
+    // Every long, also the annotated `{"type":"long","logicalType":"timestamp-millis"}`, as bigint.
+    t = avro.Type.forSchema(parsed, {
+      wrapUnions: false,
+      typeHook: (s: avro.Schema) =>
+        s === 'long' || (typeof s === 'object' && s !== null && (s as { type?: unknown }).type === 'long') ? BIGINT_LONG : undefined,
+    });
     if (typeCache.size > 64) typeCache.clear();
     typeCache.set(key, t);
   }

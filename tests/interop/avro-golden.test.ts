@@ -79,6 +79,7 @@ function assertEntry(e: ManifestEntry, j: JsonObject): void {
   assert.equal(e.file.schemaId, big(f.schemaId));
   assert.equal(e.file.level, f.level);
   assert.deepEqual(e.file.extraFiles, f.extraFiles);
+  assert.ok(e.file.creationTime === null || typeof e.file.creationTime === 'bigint', 'creation time is a bigint');
   // Java prints the local wall clock; we hold it as "local taken as UTC" epoch millis.
   const ct = e.file.creationTime === null ? null : new Date(Number(e.file.creationTime)).toISOString().slice(0, 23);
   assert.equal(ct, f.creationTime === null ? null : String(f.creationTime).slice(0, 23));
