@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { cachingSha2Hash, nativePasswordHash } from '../protocol/auth.js';
+import { runCallCommand } from './call-command.js';
 import { ConfigError, loadConfig } from './config.js';
-import type { ProxyConfig } from './config-schema.js';
 import { startProxy } from './proxy-app.js';
 
 const USAGE = `Usage:
@@ -69,8 +69,6 @@ async function serve(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-type CallCommandModule = { runCallCommand(argv: string[], config: ProxyConfig): Promise<number | void> };
-
 async function call(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -84,11 +82,8 @@ async function call(argv: string[]): Promise<void> {
   });
   if (positionals.length !== 1) fail('call takes exactly one statement in quotes, e.g. call "CALL paimon.sys.expire_snapshots(table => \'db.t\')"');
   const { config } = await loadConfig({ file: values.config, overrides: { warehouse: values.warehouse } });
-  // src/call-command.ts belongs to the procedure side; it receives the statement and flags.
-  const spec = './call-command.js';
-  const mod = (await import(spec)) as CallCommandModule;
-  const code = await mod.runCallCommand(argv, config);
-  process.exitCode = typeof code === 'number' ? code : 0;
+  // src/call-command.ts (procedure side) receives the statement and the flags.
+  process.exitCode = await runCallCommand(argv, config);
 }
 
 function hashPassword(): void {

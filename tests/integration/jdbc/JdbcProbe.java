@@ -1,0 +1,58 @@
+// A small Connector/J client for the integration tests, run as a single-file source program:
+//   java -cp mysql-connector-j-8.4.0.jar JdbcProbe.java <jdbc-url> <user> <password> <statement>...
+// Prints every result of every statement in a stable text form, so a test can compare the output
+// through the proxy with the output of a direct connection. A statement prefixed with
+// "@timeout " runs with Statement.setQueryTimeout(1): Connector/J then cancels it with
+// KILL QUERY over a second connection, using the connection id from the greeting.
+import java.sql.*;
+
+public class JdbcProbe {
+  public static void main(String[] args) throws Exception {
+    try (Connection c = DriverManager.getConnection(args[0], args[1], args[2])) {
+      for (int i = 3; i < args.length; i++) {
+        String sql = args[i];
+        boolean timeout = sql.startsWith("@timeout ");
+        if (timeout) sql = sql.substring("@timeout ".length());
+        System.out.println("> " + sql);
+        try (Statement s = c.createStatement()) {
+          if (timeout) s.setQueryTimeout(1);
+          long started = System.nanoTime();
+          boolean isResult = s.execute(sql);
+          print(s, isResult);
+          if (timeout) System.out.println("ELAPSED_MS " + (System.nanoTime() - started) / 1_000_000);
+        } catch (SQLException e) {
+          System.out.println("ERR " + e.getErrorCode() + " " + e.getSQLState() + " " + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement("SELECT ? + 1 AS n, CONCAT(?, '!') AS s")) {
+        ps.setInt(1, 41);
+        ps.setString(2, "hi");
+        System.out.println("> prepared");
+        print(ps, ps.execute());
+      }
+    }
+  }
+
+  static void print(Statement s, boolean isResult) throws SQLException {
+    while (true) {
+      if (isResult) {
+        try (ResultSet rs = s.getResultSet()) {
+          ResultSetMetaData md = rs.getMetaData();
+          StringBuilder h = new StringBuilder("COLUMNS");
+          for (int k = 1; k <= md.getColumnCount(); k++) h.append('\t').append(md.getColumnLabel(k)).append(':').append(md.getColumnTypeName(k));
+          System.out.println(h);
+          while (rs.next()) {
+            StringBuilder r = new StringBuilder("ROW");
+            for (int k = 1; k <= md.getColumnCount(); k++) r.append('\t').append(rs.getString(k));
+            System.out.println(r);
+          }
+        }
+      } else {
+        int n = s.getUpdateCount();
+        if (n == -1) break;
+        System.out.println("COUNT " + n);
+      }
+      isResult = s.getMoreResults();
+    }
+  }
+}
