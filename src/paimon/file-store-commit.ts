@@ -306,8 +306,20 @@ export class FileStoreCommit {
       throw new PaimonError('STORAGE_ERROR', `writing snapshot ${newId} of ${this.where()} failed: ${(e as Error).message}`, { cause: e });
     }
     if (!created) {
-      // Nobody references what this attempt wrote (its snapshot was not created).
-      await this.cleanUp(written);
+      // "Already exists" can also mean our own write landed and its acknowledgement was lost (an
+      // SDK retry of a conditional PUT that had succeeded): the snapshot then names our delta list,
+      // whose name is unique to this attempt.
+      let existing: Snapshot | null = null;
+      try {
+        existing = await this.snapshotManager.tryGetSnapshot(newId);
+      } catch {
+        return null; // cannot tell: keep the files (orphan cleaning removes them if unused)
+      }
+      if (existing !== null && existing.deltaManifestList === snapshot.deltaManifestList) {
+        await this.snapshotManager.commitLatestHint(newId);
+        return existing;
+      }
+      if (existing !== null) await this.cleanUp(written); // someone else's snapshot: ours are unreferenced
       return null;
     }
     return snapshot;
