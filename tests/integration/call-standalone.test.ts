@@ -12,7 +12,8 @@ import { rm } from 'node:fs/promises';
 import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
-import { makeWarehouse } from '../unit/router-fixtures.js';
+import { makeRouter, makeWarehouse } from '../unit/router-fixtures.js';
+import { existsSync } from 'node:fs';
 
 interface Run {
   code: number | null;
@@ -138,5 +139,67 @@ describe('standalone mode with the mariadb CLI', () => {
     assert.match(r.stdout, /Server version: 5\.7\.99\S* paimon-procedure-proxy \(standalone/);
     assert.match(r.stdout, /Database changed/);
     assert.match(r.stdout, /\| sales +\|/);
+  });
+});
+
+describe('standalone mode with Connector/J 8.4 and mysql2', () => {
+  let wh: string;
+  let proxy: RunningProxy;
+  let port: number;
+
+  before(async () => {
+    wh = await makeWarehouse();
+    const config = configSchema.parse({
+      listen: { host: '127.0.0.1', port: 0 },
+      catalogs: [{ name: 'paimon', type: 'filesystem', warehouse: wh }],
+      logging: { level: 'silent' },
+    });
+    // The router with a test-only procedure (test_echo) so a successful CALL can be checked.
+    proxy = await startProxy(config, { logger: silentLogger(), router: makeRouter(wh) });
+    port = proxy.address.port;
+  });
+  after(async () => {
+    await proxy?.close();
+    await rm(wh, { recursive: true, force: true });
+  });
+
+  test('Connector/J connects (its bootstrap query and SETs), lists databases, runs a CALL and reads its warning', async () => {
+    const jar = process.env.CONNECTOR_J_JAR ?? new URL('./jdbc/lib/mysql-connector-j-8.4.0.jar', import.meta.url).pathname;
+    if (!existsSync(jar)) throw new Error(`Connector/J not found at ${jar}: run through tests/run.sh (tests/setup/mariadb.sh fetches it)`);
+    const probe = new URL('./call-jdbc/CallProbe.java', import.meta.url).pathname;
+    const url = `jdbc:mysql://127.0.0.1:${port}/sales?sslMode=DISABLED&connectTimeout=20000`;
+    const r = await run(
+      'java',
+      ['-cp', jar, probe, url, 'root', '', "CALL paimon.sys.test_echo('orders', 7)", 'CALL paimon.sys.nope()', 'SELECT * FROM orders', 'SHOW TABLES'],
+      undefined,
+      120_000,
+    );
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const out = r.stdout;
+    assert.match(out, /PRODUCT MySQL 5\.7\.99/);
+    assert.match(out, /AUTOCOMMIT true/);
+    assert.match(out, /CATALOGS\tempty\tops\tsales/);
+    // A one-part table name resolves against the database of the JDBC URL (COM_INIT_DB / USE).
+    assert.match(out, /COLUMNS\tidentifier:VARCHAR\tn:BIGINT\tcaller_db:VARCHAR\nROW\tsales\.orders\t7\tsales/);
+    assert.match(out, /WARNING 1105 echo warning/);
+    assert.match(out, /ERR 1305 42000 PROCEDURE paimon\.sys\.nope does not exist/);
+    assert.match(out, /ERR 1235 42000 No Doris FE is configured/);
+    assert.match(out, /COLUMNS\tTables_in_sales:VARCHAR\nROW\titems\nROW\torders/);
+  });
+
+  test('mysql2 sees an intercepted CALL as a result set followed by the final OK', async () => {
+    const mysql = (await import('mysql2/promise')).default;
+    const c = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', supportBigNumbers: true, bigNumberStrings: true });
+    try {
+      const [res] = await c.query("CALL sys.test_echo(`table` => 'ops.events', n => 9223372036854775807)");
+      const [rows, ok] = res as [unknown[], { affectedRows: number; warningStatus: number }];
+      assert.deepEqual(rows, [{ identifier: 'ops.events', n: '9223372036854775807', caller_db: null }]);
+      assert.equal(ok.affectedRows, 0);
+      assert.equal(ok.warningStatus, 1);
+      const [w] = await c.query('SHOW WARNINGS');
+      assert.deepEqual(w, [{ Level: 'Warning', Code: '1105', Message: 'echo warning' }]);
+    } finally {
+      await c.end();
+    }
   });
 });
