@@ -336,38 +336,54 @@ export async function runAudited<T>(
     error = e;
     throw e;
   } finally {
-    const t1 = now();
-    const err = error as ErrorLike | undefined;
-    const committedFromError = failed && typeof err?.committed === 'boolean' ? (err.committed as boolean) : null;
-    const record: AuditRecord = {
-      time: new Date(t0).toISOString(),
-      endTime: new Date(t1).toISOString(),
-      queryId: start.queryId ?? newQueryId(),
-      connectionId: start.connectionId,
-      user: start.user,
-      clientAddress: start.clientAddress,
-      catalog: start.catalog,
-      procedure: start.procedure,
-      arguments: start.arguments,
-      statement: start.statement ?? null,
-      pinnedSnapshot: progress.pinnedSnapshot,
-      resultingSnapshot: progress.resultingSnapshot,
-      outcome: failed ? outcomeOf(error) : opts.outcomeOnSuccess ? opts.outcomeOnSuccess(result as T) : 'succeeded',
-      errorCode: failed ? String(err?.code ?? 'INTERNAL_ERROR') : null,
-      errno: failed && typeof err?.errno === 'number' ? (err.errno as number) : null,
-      errorMessage: failed ? String(err?.message ?? error) : null,
-      committed: committedFromError ?? progress.committed ?? (failed ? null : progress.resultingSnapshot !== null ? true : null),
-      affectedObjects: progress.affectedObjects,
-      durationMs: Math.max(0, t1 - t0),
-      dryRun: start.dryRun ?? null,
-      jobId: start.jobId ?? null,
-      phases: progress.phases,
-      proxy: PROXY_INSTANCE,
-    };
+    const record = buildAuditRecord(start, progress, {
+      startedAt: t0,
+      endedAt: now(),
+      failed,
+      error,
+      outcome: failed ? undefined : opts.outcomeOnSuccess ? opts.outcomeOnSuccess(result as T) : 'succeeded',
+    });
     try {
       await sink.write(record);
     } catch (e) {
       opts.onAuditError?.(e);
     }
   }
+}
+
+/** Build the record of a finished call (used by runAudited and by the executor hooks). */
+export function buildAuditRecord(
+  start: AuditStart,
+  progress: AuditProgress,
+  end: { startedAt: number; endedAt: number; failed: boolean; error?: unknown; outcome?: AuditOutcome },
+): AuditRecord {
+  const err = end.error as ErrorLike | undefined;
+  const failed = end.failed;
+  const committedFromError = failed && typeof err?.committed === 'boolean' ? (err.committed as boolean) : null;
+  // Masked here already, so that any sink (also one written by someone else) gets a safe record.
+  return maskRecord({
+    time: new Date(end.startedAt).toISOString(),
+    endTime: new Date(end.endedAt).toISOString(),
+    queryId: start.queryId ?? newQueryId(),
+    connectionId: start.connectionId,
+    user: start.user,
+    clientAddress: start.clientAddress,
+    catalog: start.catalog,
+    procedure: start.procedure,
+    arguments: start.arguments,
+    statement: start.statement ?? null,
+    pinnedSnapshot: progress.pinnedSnapshot,
+    resultingSnapshot: progress.resultingSnapshot,
+    outcome: end.outcome ?? (failed ? outcomeOf(end.error) : 'succeeded'),
+    errorCode: failed ? String(err?.code ?? 'INTERNAL_ERROR') : null,
+    errno: failed && typeof err?.errno === 'number' ? (err.errno as number) : null,
+    errorMessage: failed ? String(err?.message ?? end.error) : null,
+    committed: committedFromError ?? progress.committed ?? (failed ? null : progress.resultingSnapshot !== null ? true : null),
+    affectedObjects: progress.affectedObjects,
+    durationMs: Math.max(0, end.endedAt - end.startedAt),
+    dryRun: start.dryRun ?? null,
+    jobId: start.jobId ?? null,
+    phases: progress.phases,
+    proxy: PROXY_INSTANCE,
+  });
 }

@@ -57,6 +57,32 @@ export class CallTrace {
     }
   }
 
+  private current: { name: Phase; span: Span; startedAt: number } | null = null;
+
+  /**
+   * Event style (the executor's progress hook): close the current phase, if any, and open
+   * `name`. Re-entering the current phase does nothing.
+   */
+  enter(name: Phase): void {
+    if (this.current?.name === name || this.ended) return;
+    this.closePhase();
+    const parent = trace.setSpan(context.active(), this.root);
+    const span = this.tracer.startSpan(name, { attributes: { 'paimon.procedure': this.procedure, 'paimon.phase': name } }, parent);
+    this.current = { name, span, startedAt: this.now() };
+  }
+
+  /** Close the phase opened by `enter` (also done by `end`). */
+  closePhase(error?: { message?: unknown }): void {
+    const c = this.current;
+    if (!c) return;
+    this.current = null;
+    const ms = this.now() - c.startedAt;
+    this.phases[c.name] = (this.phases[c.name] ?? 0) + ms;
+    this.opts.metrics?.phase(this.procedure, c.name, ms / 1000);
+    c.span.setStatus(error ? { code: SpanStatusCode.ERROR, message: maskText(String(error.message ?? 'error')) } : { code: SpanStatusCode.OK });
+    c.span.end();
+  }
+
   /** Add attributes to the CALL's span (snapshot ids, counts). Values must not be secrets. */
   annotate(attributes: Attributes): void {
     this.root.setAttributes(attributes);
@@ -65,6 +91,7 @@ export class CallTrace {
   /** End the CALL's span with its outcome; idempotent. */
   end(outcome: string, error?: { code?: unknown; message?: unknown }): void {
     if (this.ended) return;
+    this.closePhase(error);
     this.ended = true;
     this.root.setAttribute('paimon.outcome', outcome);
     if (error) {

@@ -218,12 +218,22 @@ export function parseMariaDbGrants(lines: readonly string[]): UserGrants {
   for (const line of lines) {
     const text = line.trim();
     if (text === '') continue;
+    // MariaDB lists the default role as its own row: `SET DEFAULT ROLE `r` FOR `u`@`h``.
+    const def = /^SET\s+DEFAULT\s+ROLE\s+(.*?)\s+FOR\s+/is.exec(text);
+    if (def) {
+      const r = readIdent(def[1]!.trim())[0];
+      if (r.toUpperCase() !== 'NONE' && !roles.includes(r)) roles.push(r);
+      continue;
+    }
     const on = /^GRANT\s+(.*?)\s+ON\s+(.*?)\s+TO\s+(.*)$/is.exec(text);
     if (!on) {
       // `GRANT `role` TO `user`@`host`` (a role granted to the user).
       const role = /^GRANT\s+(.*?)\s+TO\s+/is.exec(text);
       if (role) {
-        for (const r of splitTopLevel(role[1]!)) roles.push(readIdent(r)[0]);
+        for (const r of splitTopLevel(role[1]!)) {
+          const name = readIdent(r)[0];
+          if (!roles.includes(name)) roles.push(name);
+        }
         continue;
       }
       throw new GrantParseError(`unrecognised SHOW GRANTS row '${text.slice(0, 120)}'`);
@@ -284,7 +294,8 @@ export function parseMariaDbGrants(lines: readonly string[]): UserGrants {
 /**
  * Parse grants written in the configuration: `<privileges> ON <catalog>.<database>.<table>`,
  * privileges comma separated in Doris spelling (`ALTER`, `ALTER_PRIV`, `Alter_priv`) or `ALL`
- * (SELECT, LOAD, ALTER, CREATE, DROP, SHOW_VIEW; ADMIN must be named). `GRANT` before and
+ * (SELECT, LOAD, ALTER, CREATE, DROP, SHOW_VIEW; on `*.*.*` also ADMIN, elsewhere ADMIN must be
+ * named on `*.*.*`). `GRANT` before and
  * `TO ...` after are allowed so that a Doris statement can be pasted.
  */
 export function parseConfigGrant(text: string): Grant {
@@ -322,6 +333,11 @@ export function parseConfigGrant(text: string): Grant {
     throw new GrantParseError(`grant '${text}': the object must have three parts <catalog>.<database>.<table> (use * for any), got ${parts.length}`);
   }
   const [catalog, database, table] = parts as [string, string, string];
+  // As with MariaDB's ALL PRIVILEGES ON *.*, ALL on everything includes ADMIN (the built-in
+  // standalone user `root` is configured so).
+  if (catalog === '*' && database === '*' && table === '*' && /(^|,)\s*ALL(\s+PRIVILEGES)?\s*(,|$)/i.test(m[1]!) && !privileges.includes('ADMIN')) {
+    privileges.push('ADMIN');
+  }
   if (database === '*' && table !== '*') throw new GrantParseError(`grant '${text}': a table cannot be named under database '*'`);
   if (catalog === '*' && database !== '*') throw new GrantParseError(`grant '${text}': a database cannot be named under catalog '*'`);
   return { catalog, database, table, privileges };

@@ -34,7 +34,8 @@ describe('authorize', () => {
     const adminReq: PrivilegeRequirement = { privilege: 'ADMIN', level: 'global', catalog: 'paimon', procedure: 'remove_orphan_files' };
     assert.equal(authorize(who, g('ADMIN ON *.*.*'), adminReq).ok, true);
     assert.equal(authorize(who, g('ADMIN ON paimon.*.*'), adminReq).ok, false);
-    assert.equal(authorize(who, g('ALL ON *.*.*'), adminReq).ok, false);
+    assert.equal(authorize(who, g('ALL ON *.*.*'), adminReq).ok, true, 'ALL on everything includes ADMIN');
+    assert.equal(authorize(who, g('ALL ON paimon.*.*'), adminReq).ok, false);
   });
   test('a table grant never satisfies a database-wide requirement', () => {
     const dbReq: PrivilegeRequirement = { privilege: 'ALTER', level: 'database', catalog: 'paimon', database: 'sales', procedure: 'compact_database' };

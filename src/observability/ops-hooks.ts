@@ -1,0 +1,222 @@
+/**
+ * The operations layer of issue 6 plugged into the procedure executor's hooks
+ * (procedures/executor.ts CallHooks): privilege check, per-table lock and heavy-job cap,
+ * per-call time limit, trace span with phases, metrics, FE refresh and the audit record.
+ * Each piece is optional, so the same function serves the standalone proxy, the proxy in front
+ * of an FE, the `call` command and tests.
+ */
+import type { Tracer } from '@opentelemetry/api';
+import type { CallHooks, CallInfo, CallOutcome } from '../../procedures/executor.js';
+import type { ProgressUpdate } from '../../procedures/context.js';
+import { ProcedureError } from '../../procedures/errors.js';
+import { parseTableIdentifier } from '../../procedures/target.js';
+import { resolveTimeout, TIMEOUT_ARGUMENT, type TimeoutSettings } from '../../procedures/cancellation.js';
+import { TableLockManager, tableLockKey } from '../../procedures/concurrency/table-lock.js';
+import type { HeavyJobLimiter } from '../../procedures/concurrency/heavy-job-limiter.js';
+import type { Warning } from '../route.js';
+import type { FeRefresher } from '../fe-refresh.js';
+import type { GrantSource } from '../security/grant-source.js';
+import { authorize, identityOf, requirementFor, type Privilege } from '../security/privileges.js';
+import { buildAuditRecord, newAuditProgress, type AuditSink, type AuditOutcome } from './audit.js';
+import type { Logger } from './logger.js';
+import type { ProxyMetrics } from './metrics.js';
+import { CallTrace, type Phase } from './tracing.js';
+
+/** Procedures that count against the global cap on heavy work. */
+export const DEFAULT_HEAVY_PROCEDURES: ReadonlySet<string> = new Set(['compact', 'compact_database', 'remove_orphan_files', 'rewrite_file_index', 'purge_files']);
+
+export interface OpsHooksOptions {
+  logger?: Pick<Logger, 'warn' | 'error' | 'info'>;
+  metrics?: ProxyMetrics;
+  audit?: AuditSink;
+  /** Undefined: no privilege checks (security.check_privileges: false). */
+  grants?: GrantSource;
+  refresher?: FeRefresher;
+  locks?: { manager: TableLockManager; mode: 'wait' | 'fail'; waitMs: number };
+  limiter?: HeavyJobLimiter;
+  heavyProcedures?: ReadonlySet<string>;
+  /** Per-call limits; `session` reads a connection's `@paimon_call_timeout` as the session mirrors it. */
+  timeouts?: TimeoutSettings & { session?: (connectionId: number) => unknown };
+  tracer?: Tracer;
+  now?: () => number;
+}
+
+interface CallState {
+  trace: CallTrace;
+  releases: (() => void)[];
+}
+
+/** Map a procedure's progress phase name ('plan', 'delete data', 'commit', ...) to a trace phase. */
+export function tracePhaseOf(phase: string): Phase {
+  const p = phase.toLowerCase();
+  if (p.startsWith('resolve')) return 'resolve';
+  if (p.startsWith('plan') || p.startsWith('scan')) return 'plan';
+  if (p.startsWith('commit')) return 'commit';
+  if (p.startsWith('refresh')) return 'refresh';
+  return 'write';
+}
+
+function num(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'string' && /^-?\d+$/.test(v)) return Number(v);
+  return null;
+}
+
+function firstOf(row: Record<string, unknown> | undefined, names: readonly string[]): number | null {
+  if (!row) return null;
+  for (const n of names) {
+    const v = num(row[n]);
+    if (v !== null) return v;
+  }
+  return null;
+}
+
+/**
+ * Facts for audit and metrics from a procedure's first result row, by the column names the
+ * procedures use (`pinned_snapshot_id`, `deleted_files`, ...).
+ */
+export function resultFacts(outcome: CallOutcome): { pinned: number | null; resulting: number | null; deletedFiles: number; rewrittenRows: number; rewrittenBytes: number } {
+  const row = outcome.ok ? (outcome.result.rows[0] as Record<string, unknown> | undefined) : undefined;
+  return {
+    pinned: firstOf(row, ['pinned_snapshot_id', 'pinned_snapshot']),
+    resulting: firstOf(row, ['resulting_snapshot_id', 'new_snapshot_id', 'committed_snapshot_id', 'snapshot_id']),
+    deletedFiles: firstOf(row, ['deleted_files', 'deleted_files_count', 'deleted_file_count']) ?? 0,
+    rewrittenRows: firstOf(row, ['rewritten_rows', 'rows_rewritten']) ?? 0,
+    rewrittenBytes: firstOf(row, ['rewritten_bytes', 'written_bytes', 'bytes_rewritten']) ?? 0,
+  };
+}
+
+/** The object a call acts on, from its `table` / `database` argument. */
+export function callTarget(call: CallInfo): { catalog: string; database?: string; table?: string } {
+  const table = call.args['table'];
+  if (typeof table === 'string' && table.trim() !== '') {
+    // Same parsing as the procedure's own ctx.parseTable: a bad identifier fails here with the
+    // error the procedure would give, before any privilege is assumed.
+    const id = parseTableIdentifier(table, { catalog: call.catalog, currentDatabase: call.caller.currentDatabase, allowWildcard: true, argument: 'table' });
+    return { catalog: call.catalog, database: id.database, table: id.table };
+  }
+  const database = call.args['database'];
+  if (typeof database === 'string' && database.trim() !== '') return { catalog: call.catalog, database };
+  return { catalog: call.catalog };
+}
+
+export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
+  const now = opts.now ?? Date.now;
+  const calls = new Map<string, CallState>();
+  const heavy = opts.heavyProcedures ?? DEFAULT_HEAVY_PROCEDURES;
+
+  const stateOf = (call: CallInfo): CallState => {
+    let st = calls.get(call.queryId);
+    if (!st) {
+      const trace = new CallTrace(call.procedure, {
+        'paimon.catalog': call.catalog,
+        'paimon.query_id': call.queryId,
+        'db.user': call.caller.user,
+        'paimon.connection_id': call.caller.connectionId,
+      }, { ...(opts.tracer ? { tracer: opts.tracer } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}), now });
+      st = { trace, releases: [] };
+      calls.set(call.queryId, st);
+    }
+    return st;
+  };
+
+  const hooks: CallHooks = {
+    timeoutMs(call) {
+      if (!opts.timeouts) return undefined;
+      const session = opts.timeouts.session?.(call.caller.connectionId);
+      return resolveTimeout(call.frameworkArgs[TIMEOUT_ARGUMENT], session, opts.timeouts).ms;
+    },
+
+    async authorize(call) {
+      const st = stateOf(call);
+      st.trace.enter('resolve');
+      const target = callTarget(call);
+      if (opts.grants) {
+        const spec = call.signature.privilege as { privilege: Privilege; on: 'table' | 'database' | 'catalog' };
+        const req = requirementFor(call.procedure, spec, target);
+        const grants = await opts.grants.grantsFor(call.caller);
+        const r = authorize(identityOf(call.caller.user, call.caller.clientAddress), grants, req);
+        if (!r.ok) throw new ProcedureError(r.error.code, r.error.message);
+      }
+      // Metadata-changing work (not a dry run) holds the table's lock; heavy work a slot of the cap.
+      const changes = call.signature.destructive || call.signature.privilege.privilege !== 'SELECT';
+      if (opts.locks && changes && !call.dryRun && target.database !== undefined && target.table !== undefined && target.table !== '*') {
+        const release = await opts.locks.manager.acquire(
+          tableLockKey(target.catalog, target.database, target.table),
+          { procedure: call.procedure, queryId: call.queryId, connectionId: call.caller.connectionId },
+          { mode: opts.locks.mode, waitMs: opts.locks.waitMs, onQueued: (d) => opts.metrics?.queued(d, 'table_lock') },
+        );
+        st.releases.push(release);
+      }
+      if (opts.limiter && heavy.has(call.procedure) && !call.dryRun) {
+        const release = await opts.limiter.acquire({ waitMs: opts.locks?.waitMs ?? 60_000, onQueued: (d) => opts.metrics?.queued(d, 'heavy_cap') });
+        st.releases.push(release);
+      }
+    },
+
+    onStart(call) {
+      stateOf(call);
+      opts.metrics?.jobStarted('sync');
+    },
+
+    onProgress(call, update: ProgressUpdate) {
+      const st = calls.get(call.queryId);
+      st?.trace.enter(tracePhaseOf(update.phase));
+    },
+
+    async afterChange(call, affected): Promise<Warning[]> {
+      if (!opts.refresher) return [];
+      calls.get(call.queryId)?.trace.enter('refresh');
+      // The refresher reports each attempt to the metrics itself (FeRefreshOptions.onResult).
+      return opts.refresher.refresh(call.catalog, affected);
+    },
+
+    async onFinish(outcome: CallOutcome) {
+      const call = outcome.info;
+      if (!call) return;
+      const st = calls.get(call.queryId);
+      calls.delete(call.queryId);
+      const end = now();
+      if (st) for (const r of st.releases.reverse()) r();
+      const facts = resultFacts(outcome);
+      const error = outcome.ok ? undefined : outcome.error;
+      st?.trace.closePhase(error);
+      const progress = newAuditProgress();
+      progress.pinnedSnapshot = facts.pinned;
+      progress.resultingSnapshot = facts.resulting;
+      progress.affectedObjects = [...outcome.affected];
+      progress.phases = { ...(st?.trace.phases ?? {}) };
+      progress.committed = outcome.committed;
+      const record = buildAuditRecord(
+        {
+          queryId: call.queryId,
+          connectionId: call.caller.connectionId,
+          user: call.caller.user,
+          clientAddress: call.caller.clientAddress,
+          catalog: call.catalog,
+          procedure: call.procedure,
+          arguments: { ...call.args, ...call.frameworkArgs },
+          statement: call.statement,
+          dryRun: call.dryRun,
+        },
+        progress,
+        { startedAt: call.startedAt, endedAt: end, failed: !outcome.ok, error },
+      );
+      st?.trace.end(record.outcome, error);
+      if (st) opts.metrics?.jobEnded('sync');
+      opts.metrics?.callFinished(call.procedure, record.outcome as AuditOutcome, outcome.durationMs / 1000);
+      opts.metrics?.deleted(call.procedure, facts.deletedFiles);
+      opts.metrics?.rewritten(call.procedure, facts.rewrittenRows, facts.rewrittenBytes);
+      if (opts.audit) {
+        try {
+          await opts.audit.write(record);
+        } catch (e) {
+          opts.metrics?.auditFailed();
+          opts.logger?.error({ err: e, queryId: call.queryId }, 'no audit sink accepted the record of a CALL');
+        }
+      }
+    },
+  };
+  return hooks;
+}

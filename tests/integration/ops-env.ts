@@ -1,0 +1,58 @@
+/**
+ * Shared by the ops-* integration tests: the MariaDB of tests/setup/mariadb.sh (env MARIADB_*),
+ * fresh scratch databases and directories under $TEST_TMP, and the secrets these tests use,
+ * which ops-secrets-scan.test.ts looks for in every log and audit file of the run.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2/promise';
+
+export interface MariaDb {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  generalLog: string;
+}
+
+export function mariadbEnv(): MariaDb {
+  const port = Number(process.env.MARIADB_PORT);
+  if (!port) throw new Error('MARIADB_PORT is not set: run through tests/run.sh (tests/setup/mariadb.sh starts MariaDB)');
+  return {
+    host: '127.0.0.1',
+    port,
+    user: process.env.MARIADB_USER ?? 'app',
+    password: process.env.MARIADB_PASSWORD ?? '',
+    generalLog: process.env.MARIADB_GENERAL_LOG ?? '',
+  };
+}
+
+/** Every test secret starts with this, so the scan can also find ones it was not told about. */
+export const TEST_SECRET_PREFIX = 'pp-test-secret-';
+
+export function testSecret(label: string): string {
+  return `${TEST_SECRET_PREFIX}${label}-${randomBytes(4).toString('hex')}`;
+}
+
+export function scratchDir(prefix: string): string {
+  return mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), `${prefix}-`));
+}
+
+export async function adminConnection(database?: string): Promise<mysql.Connection> {
+  const db = mariadbEnv();
+  return mysql.createConnection({ host: db.host, port: db.port, user: db.user, password: db.password, ...(database ? { database } : {}) });
+}
+
+/** A new empty database for one test file. */
+export async function scratchDatabase(prefix: string): Promise<string> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const c = await adminConnection();
+  try {
+    await c.query(`CREATE DATABASE \`${name}\``);
+  } finally {
+    await c.end();
+  }
+  return name;
+}
