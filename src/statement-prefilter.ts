@@ -103,21 +103,23 @@ export function classifyStatementBytes(buf: Uint8Array, start = 0, end = buf.len
     }
   }
   if (i >= end) return 'other';
-  const kw = (len: number, upper: string): boolean => {
-    if (i + len > end) return false;
-    for (let k = 0; k < len; k++) if ((buf[i + k]! & 0xdf) !== upper.charCodeAt(k)) return false;
-    return i + len === end || !continuesWord(buf[i + len]!);
-  };
   switch (buf[i]! | 0x20) {
     case 99:
-      return kw(4, 'CALL') ? 'call' : 'other';
+      return wordBytes(buf, i, end, 'CALL') ? 'call' : 'other';
     case 117:
-      return kw(3, 'USE') ? 'use' : 'other';
+      return wordBytes(buf, i, end, 'USE') ? 'use' : 'other';
     case 115:
-      return kw(6, 'SWITCH') ? 'switch' : 'other';
+      return wordBytes(buf, i, end, 'SWITCH') ? 'switch' : 'other';
     case 107:
-      return kw(4, 'KILL') ? 'kill' : 'other';
+      return wordBytes(buf, i, end, 'KILL') ? 'kill' : 'other';
     default:
       return 'other';
   }
+}
+
+function wordBytes(buf: Uint8Array, i: number, end: number, upper: string): boolean {
+  const len = upper.length;
+  if (i + len > end) return false;
+  for (let k = 0; k < len; k++) if ((buf[i + k]! & 0xdf) !== upper.charCodeAt(k)) return false;
+  return i + len === end || !continuesWord(buf[i + len]!);
 }
