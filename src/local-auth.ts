@@ -41,7 +41,9 @@ export class LocalAuthenticator {
     const clientPlugin = resp.authPluginName ?? MYSQL_NATIVE_PASSWORD;
     if (this.user === null) return this.denied(resp.authResponse);
     const wanted = this.pluginFor(this.user, clientPlugin);
-    if (wanted !== clientPlugin) {
+    // A client whose plugin is not the greeting's (mysql_native_password) may not have used our
+    // scramble at all (libmariadb then sends an empty answer): switch, even to the same plugin.
+    if (wanted !== clientPlugin || clientPlugin !== MYSQL_NATIVE_PASSWORD) {
       this.plugin = wanted;
       return { kind: 'continue', send: [buildAuthSwitchRequest(wanted, this.scramble)] };
     }
