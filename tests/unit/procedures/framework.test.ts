@@ -10,6 +10,8 @@ import { ProcedureExecutor, type CallOutcome } from '../../../procedures/executo
 import { parseTableIdentifier } from '../../../procedures/target.js';
 import { renderProcedureTable, procedureListing } from '../../../procedures/docs.js';
 import { formatSignature } from '../../../procedures/signature.js';
+import { renderDocs } from '../../../procedures/render-docs.js';
+import { createDefaultRegistry } from '../../../procedures/index.js';
 import { PaimonError } from '../../../src/paimon/errors.js';
 import { CatalogSet, FileSystemProcedureCatalog } from '../../../src/catalogs.js';
 import { LocalFileIO } from '../../../src/paimon/local-file-io.js';
@@ -151,6 +153,27 @@ describe('error codes', () => {
       assert.ok(table.includes(`\`${code}\``));
       assert.match(info.sqlState, /^[0-9A-Z]{5}$/);
     }
+  });
+});
+
+describe('built-in registry and generated docs', () => {
+  test('every built-in procedure is documented with every parameter and result column, and every error code is listed', () => {
+    const md = renderDocs('all');
+    const reg = createDefaultRegistry();
+    assert.ok(reg.list().length >= 1);
+    for (const p of reg.list()) {
+      const s = p.signature;
+      assert.ok(md.includes(`### \`${s.name}\``), s.name);
+      assert.ok(s.description.length > 20, `${s.name} has a description`);
+      for (const param of s.params) {
+        assert.ok(param.description.length > 0, `${s.name}.${param.name} has a description`);
+        assert.ok(md.includes(`\`${param.name}\``));
+      }
+      for (const c of s.resultColumns) assert.ok(md.includes(`| \`${c.name}\` |`), `${s.name} column ${c.name}`);
+      // Every procedure is reachable by each of its names.
+      for (const n of [s.name, ...(s.aliases ?? [])]) assert.equal(reg.lookup(n.toUpperCase()), p);
+    }
+    for (const code of Object.keys(ERROR_CODES)) assert.ok(md.includes(`\`${code}\``));
   });
 });
 
