@@ -55,6 +55,24 @@ describe('standalone mode answers client bootstrap statements', () => {
     assert.equal(byName['license'], 'Apache License, Version 2.0');
   });
 
+  test("DBeaver's metadata statements (with its ApplicationName comment) are answered", async () => {
+    fresh();
+    const pre = '/* ApplicationName=DBeaver 24.1.0 - Main */ ';
+    assert.equal(rs(await one(router, pre + 'SHOW ENGINES', s)).rows.length, 1);
+    assert.equal(rs(await one(router, pre + 'SHOW CHARSET', s)).rows[0]![0], 'utf8mb4');
+    const coll = rs(await one(router, pre + 'SHOW COLLATION', s));
+    assert.deepEqual(coll.columns.map((c) => c.name).slice(0, 2), ['Collation', 'Charset']);
+    assert.deepEqual(rs(await one(router, pre + 'SELECT @@GLOBAL.character_set_server,@@GLOBAL.collation_server', s)).rows, [['utf8mb4', 'utf8mb4_0900_bin']]);
+    assert.deepEqual(rs(await one(router, pre + "SHOW VARIABLES LIKE 'lower_case_table_names'", s)).rows, [['lower_case_table_names', '0']]);
+    assert.deepEqual(rs(await one(router, pre + 'SHOW DATABASES', s)).rows.length, 3);
+    assert.deepEqual(rs(await one(router, pre + 'SELECT DATABASE()', s)).rows, [[null]]);
+    assert.equal(rs(await one(router, pre + 'SHOW GLOBAL STATUS', s)).columns.length, 2);
+    // A global SET does not change the session's value, a session SET does not change the global one.
+    await one(router, 'SET SESSION sql_mode = ""', s);
+    assert.deepEqual(rs(await one(router, 'SELECT @@sql_mode, @@global.sql_mode', s)).rows, [['', 'ONLY_FULL_GROUP_BY']]);
+    errOf(await one(router, pre + "SELECT * FROM information_schema.TABLES t WHERE t.TABLE_SCHEMA = 'information_schema'", s));
+  });
+
   test('SET is remembered and SELECT @@ reflects it; unknown variables are 1193', async () => {
     fresh();
     for (const sql of [
