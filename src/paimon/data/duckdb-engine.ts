@@ -19,6 +19,7 @@ import {
   DuckDBMapValue,
   DuckDBStructValue,
   DuckDBTimeValue,
+  DuckDBTimeTZValue,
   DuckDBTimestampMillisecondsValue,
   DuckDBTimestampNanosecondsValue,
   DuckDBTimestampSecondsValue,
@@ -278,7 +279,10 @@ export function fromDuckConverter(t: FieldType): FromDuck {
       return nn((v) => (v instanceof DuckDBDateValue ? v.days : Number(v)));
     case 'TIME':
       // Paimon writes TIME(MILLIS) INT32 (DuckDB: TIME, micros); we write plain INT32 millis.
-      return nn((v) => (v instanceof DuckDBTimeValue ? Number(floorDiv(v.micros, 1000n)) : Number(v)));
+      // (DuckDB reads TIME(MILLIS, isAdjustedToUTC=true) as TIME WITH TIME ZONE.)
+      return nn((v) =>
+        v instanceof DuckDBTimeValue || v instanceof DuckDBTimeTZValue ? Number(floorDiv(BigInt(v.micros), 1000n)) : Number(v),
+      );
     case 'TIMESTAMP': case 'TIMESTAMP_LTZ':
       return nn(timestampFromDuck);
     case 'ARRAY': {

@@ -65,8 +65,10 @@ async function localCopy(fileIO: FileIO, path: string): Promise<{ local: string;
   return { local: tmp, release: () => rm(tmp, { force: true }) };
 }
 
+// hive_partitioning = false: Paimon's partition directories (dt=2024-01-01) must never be
+// turned into columns by DuckDB; the file's own columns are the truth.
 async function fileColumns(conn: DuckDBConnection, local: string): Promise<Set<string>> {
-  const r = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(local)})`);
+  const r = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${quoteLiteral(local)}, hive_partitioning = false)`);
   return new Set(r.getRowObjects().map((o) => String(o.column_name)));
 }
 
@@ -94,7 +96,7 @@ export async function* readParquetRows(
     }
     const select = fields.map((f) => (present.has(f.name) ? quoteIdent(f.name) : `NULL AS ${quoteIdent(f.name)}`));
     const converters = fields.map((f) => fromDuckConverter(f.type));
-    const result = await conn.stream(`SELECT ${select.length ? select.join(', ') : '1'} FROM read_parquet(${quoteLiteral(local)})`);
+    const result = await conn.stream(`SELECT ${select.length ? select.join(', ') : '1'} FROM read_parquet(${quoteLiteral(local)}, hive_partitioning = false)`);
     let batch: InternalRow[] = [];
     for await (const chunk of result) {
       const n = chunk.rowCount;

@@ -56,6 +56,11 @@ export interface DataFileWriterOptions {
   changelog?: boolean;
   /** Overrides `target-file-size`. */
   targetFileSize?: number;
+  /**
+   * Which Paimon line's statistics to reproduce: '1' (1.0-1.4: BINARY/VARBINARY columns get null
+   * min/max; the default, and safe for every reader) or '2' (2.0+: byte-wise min/max).
+   */
+  statsCompat?: '1' | '2';
 }
 
 const CHUNK_ROWS = 2048;
@@ -287,7 +292,8 @@ abstract class RollingDataFileWriter {
     if (!this.conn) this.conn = await connectDuckDB();
     this.sink = new ParquetFileSink(this.conn, this.layout.physicalFields, this.converters, this.where);
     await this.sink.open();
-    this.stats = this.layout.physicalFields.map((f) => new ColumnStatsAccumulator(f.type));
+    const binaryStats = this.opts.statsCompat === '2';
+    this.stats = this.layout.physicalFields.map((f) => new ColumnStatsAccumulator(f.type, binaryStats));
     this.rowCount = 0;
     this.estimatedBytes = 0;
     this.resetFileState();

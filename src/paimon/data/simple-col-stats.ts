@@ -7,7 +7,9 @@
  * What the footer gives Java, by type:
  * - CHAR/VARCHAR, BOOLEAN, TINYINT..BIGINT, FLOAT, DOUBLE, DATE, TIME, DECIMAL,
  *   TIMESTAMP(p<=6): min, max (Java compareTo order) and the null count;
- * - BINARY/VARBINARY, TIMESTAMP(p>6) (INT96): null min/max, with the null count;
+ * - BINARY/VARBINARY: null min/max with the null count up to 1.4; from 2.0 on, min/max bytes
+ *   (unsigned order), truncated like strings byte-wise (`binaryStats` below);
+ * - TIMESTAMP(p>6) (INT96): null min/max, with the null count;
  * - ARRAY, MAP, MULTISET, ROW, VARIANT: nothing at all (their leaf paths never match the
  *   field name), so min, max and null count are all null; in dense mode the column is dropped.
  * - FLOAT/DOUBLE with a NaN: parquet-java does not report min/max, so they are null.
@@ -30,11 +32,13 @@ export function isNoneStats(s: SimpleColStats): boolean {
 
 type Kind = 'minmax' | 'countsOnly' | 'nothing';
 
-function footerKind(t: FieldType): Kind {
+function footerKind(t: FieldType, binaryStats: boolean): Kind {
   switch (t.root) {
     case 'ARRAY': case 'MAP': case 'MULTISET': case 'ROW': case 'VARIANT':
       return 'nothing';
-    case 'BINARY': case 'VARBINARY': case 'BLOB':
+    case 'BINARY': case 'VARBINARY':
+      return binaryStats ? 'minmax' : 'countsOnly';
+    case 'BLOB':
       return 'countsOnly';
     case 'TIMESTAMP': case 'TIMESTAMP_LTZ':
       return (t.precision ?? 6) > 6 ? 'countsOnly' : 'minmax';
@@ -52,8 +56,9 @@ export class ColumnStatsAccumulator {
   max: Datum = null;
   private sawNaN = false;
 
-  constructor(readonly type: FieldType) {
-    this.kind = footerKind(type);
+  /** `binaryStats`: collect BINARY/VARBINARY min/max as Paimon 2.0 does (1.x leaves them null). */
+  constructor(readonly type: FieldType, binaryStats = false) {
+    this.kind = footerKind(type, binaryStats);
     this.isFloat = type.root === 'FLOAT' || type.root === 'DOUBLE';
   }
 
@@ -99,8 +104,8 @@ export function applyStatsMode(mode: StatsMode, s: SimpleColStats): SimpleColSta
     case 'full':
       return s;
     case 'truncate': {
-      const min = typeof s.min === 'string' ? truncateMin(s.min, mode.length) : s.min;
-      const max = typeof s.max === 'string' ? truncateMax(s.max, mode.length) : s.max;
+      const min = typeof s.min === 'string' ? truncateMin(s.min, mode.length) : s.min instanceof Uint8Array ? truncateMinBytes(s.min, mode.length) : s.min;
+      const max = typeof s.max === 'string' ? truncateMax(s.max, mode.length) : s.max instanceof Uint8Array ? truncateMaxBytes(s.max, mode.length) : s.max;
       if (max === null) return { min: null, max: null, nullCount: s.nullCount };
       return { min, max, nullCount: s.nullCount };
     }
@@ -123,6 +128,24 @@ export function truncateMax(s: string, n: number): string | null {
   for (let i = n - 1; i >= 0; i--) {
     const next = cps[i].codePointAt(0)! + 1;
     if (next <= 0x10ffff) return cps.slice(0, i).join('') + String.fromCodePoint(next);
+  }
+  return null;
+}
+
+/** Paimon 2.0: the first `n` bytes. */
+export function truncateMinBytes(b: Uint8Array, n: number): Uint8Array {
+  return b.length <= n ? b : b.slice(0, n);
+}
+
+/** Paimon 2.0: the first `n` bytes with the last byte below 0xFF incremented (and cut there); null when impossible. */
+export function truncateMaxBytes(b: Uint8Array, n: number): Uint8Array | null {
+  if (b.length <= n) return b;
+  for (let i = n - 1; i >= 0; i--) {
+    if (b[i] !== 0xff) {
+      const out = b.slice(0, i + 1);
+      out[i] = b[i] + 1;
+      return out;
+    }
   }
   return null;
 }
