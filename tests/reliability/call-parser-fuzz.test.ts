@@ -12,6 +12,10 @@ import { classifyStatement, classifyStatementBytes } from '../../src/statement-p
 import type { ArgumentValue } from '../../procedures/binding.js';
 import type { Router } from '../../src/router.js';
 import { makeRouter, makeSession, makeWarehouse } from '../unit/router-fixtures.js';
+import mysql from 'mysql2/promise';
+import { configSchema } from '../../src/config-schema.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { startProxy } from '../../src/proxy-app.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 
@@ -187,6 +191,47 @@ describe('router fuzz', () => {
           r.afterOk(session);
         }
       }
+    }
+  });
+});
+
+describe('server fuzz (standalone proxy over a real socket)', () => {
+  test('random and mutated statements get an answer each, and the connection and server stay usable', async () => {
+    const wh = await makeWarehouse();
+    const config = configSchema.parse({ listen: { host: '127.0.0.1', port: 0 }, catalogs: [{ name: 'paimon', warehouse: wh }], logging: { level: 'silent' } });
+    const proxy = await startProxy(config, { logger: silentLogger(), router: makeRouter(wh) });
+    const conn = await mysql.createConnection({ host: '127.0.0.1', port: proxy.address.port, user: 'root' });
+    try {
+      const inputs = fc.sample(
+        fc.oneof(
+          mutated,
+          validCall.map((g) => g.sql.replace(/^(\s|\/\*.*?\*\/|--[^\n]*\n|#[^\n]*\n)*call/is, 'CALL paimon.sys.test_echo')),
+          fc.string({ maxLength: 60, unit: fc.constantFrom(...'CALLcall sys.()\'"`,=>-#/*;\\0123456789eE+ TRUEFALSENULSELECT@'.split('')) }),
+        ),
+        { numRuns: Math.min(RUNS, 400), seed: 4242 },
+      ).filter((x) => x.trim() !== '' && !x.includes('\0'));
+      let answered = 0;
+      for (const sql of inputs) {
+        try {
+          await conn.query(sql);
+          answered++;
+        } catch (e) {
+          const err = e as { errno?: number; fatal?: boolean; message?: string };
+          assert.ok(typeof err.errno === 'number' && !err.fatal, `statement ${JSON.stringify(sql)} broke the connection: ${err.message}`);
+          answered++;
+        }
+      }
+      assert.equal(answered, inputs.length);
+      const [rows] = await conn.query('SELECT 1 AS ok');
+      assert.deepEqual(rows, [{ ok: 1 }]);
+      // A new connection is served too.
+      const other = await mysql.createConnection({ host: '127.0.0.1', port: proxy.address.port, user: 'root' });
+      await other.query("CALL paimon.sys.test_echo('sales.orders')");
+      await other.end();
+    } finally {
+      await conn.end().catch(() => {});
+      await proxy.close();
+      await rm(wh, { recursive: true, force: true });
     }
   });
 });
