@@ -108,7 +108,7 @@ export class FeRefresher {
       } catch (e) {
         this.opts.onResult?.('failed', sql, e);
         const err = e as { code?: unknown; errno?: unknown; message?: unknown };
-        const why = maskText(`${typeof err.errno === 'number' ? `ERROR ${err.errno}: ` : ''}${String(err.message ?? e)}`);
+        const why = maskText(`${typeof err.errno === 'number' && err.errno > 0 ? `ERROR ${err.errno}: ` : ''}${String(err.message ?? e)}`);
         warnings.push({
           level: 'Warning',
           code: 1105,

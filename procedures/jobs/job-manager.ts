@@ -23,7 +23,7 @@ export type JobWork = (ctx: JobRunContext) => Promise<JobResult>;
 export interface JobSubmission {
   catalog: string;
   procedure: string;
-  /** Masked by the caller (audit masking); stored as given. */
+  /** Masked before they are stored. */
   arguments: Record<string, unknown>;
   statement: string | null;
   user: string;
@@ -35,6 +35,11 @@ export interface JobSubmission {
 
 export interface JobManagerOptions {
   store: JobStore;
+  /**
+   * Secret masking for what is stored and shown to other users (arguments, statement, error
+   * message): pass src/security/masking.ts `mask`. Injected so procedures/ does not depend on src/.
+   */
+  redact: <T>(value: T) => T;
   owner: string;
   limiter?: HeavyJobLimiter;
   /** How often running jobs check the store for a cancel request from another proxy. */
@@ -89,8 +94,9 @@ export class JobManager {
       id: newJobId(),
       catalog: sub.catalog,
       procedure: sub.procedure,
-      arguments: sub.arguments,
-      statement: sub.statement,
+      // Job records are stored and shown to other users: never a secret in them.
+      arguments: this.opts.redact(sub.arguments),
+      statement: sub.statement === null ? null : this.opts.redact(sub.statement),
       user: sub.user,
       clientAddress: sub.clientAddress,
       connectionId: sub.connectionId,
@@ -146,7 +152,7 @@ export class JobManager {
       const pe = toProcedureError(e, signal);
       const wasCommitted = pe.committed ?? committed;
       const cancelled = signal.aborted && pe.code === 'QUERY_INTERRUPTED';
-      const error: JobError = { code: pe.code, errno: pe.errno, sqlState: pe.sqlState, message: pe.message, committed: wasCommitted };
+      const error: JobError = { code: pe.code, errno: pe.errno, sqlState: pe.sqlState, message: this.opts.redact(pe.message), committed: wasCommitted };
       const fin = await store
         .update(id, { state: cancelled ? 'cancelled' : 'failed', error, committed: wasCommitted, finishedAt: this.now() })
         .catch(() => undefined);

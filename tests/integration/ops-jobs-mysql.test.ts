@@ -1,5 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mask } from '../../src/security/masking.js';
 import { MysqlJobStore } from '../../procedures/jobs/mysql-job-store.js';
 import { JobManager } from '../../procedures/jobs/job-manager.js';
 import { newJobId, type JobRecord } from '../../procedures/jobs/job.js';
@@ -21,8 +22,8 @@ function record(owner: string, state: JobRecord['state'], committed = false): Jo
 }
 
 test('jobs in a shared MariaDB table: run, list, cancel from another proxy', async () => {
-  const a = new JobManager({ store: store('proxy-a'), owner: 'proxy-a', cancelPollMs: 50 });
-  const b = new JobManager({ store: store('proxy-b'), owner: 'proxy-b', cancelPollMs: 50 });
+  const a = new JobManager({ redact: mask, store: store('proxy-a'), owner: 'proxy-a', cancelPollMs: 50 });
+  const b = new JobManager({ redact: mask, store: store('proxy-b'), owner: 'proxy-b', cancelPollMs: 50 });
   await a.open();
   await b.open();
   after(async () => { await a.close(); await b.close(); });
@@ -53,7 +54,7 @@ test('a restart fails only its own interrupted jobs, saying whether anything was
   const theirs = record('proxy-s', 'running');
   for (const r of [mineRunning, mineQueued, theirs]) await seed.create(r);
   await seed.close();
-  const m = new JobManager({ store: store('proxy-r'), owner: 'proxy-r' });
+  const m = new JobManager({ redact: mask, store: store('proxy-r'), owner: 'proxy-r' });
   const { interrupted } = await m.open();
   assert.equal(interrupted, 2);
   const r1 = await m.get(mineRunning.id);

@@ -1,5 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { mask } from '../../../src/security/masking.js';
 import { mkdtempSync, readFileSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ const store = (dir: string) => new FileJobStore({ dir, retentionMs: 86_400_000, 
 describe('JobManager with the file store', () => {
   test('submit returns a queued job at once; it runs, reports progress and succeeds with its result', async () => {
     const dir = newDir();
-    const m = new JobManager({ store: store(dir), owner: 'test-proxy', progressIntervalMs: 0 });
+    const m = new JobManager({ redact: mask, store: store(dir), owner: 'test-proxy', progressIntervalMs: 0 });
     await m.open();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -50,7 +51,7 @@ describe('JobManager with the file store', () => {
     await m.close();
   });
   test('a failing job records code, errno and committed; cancel aborts a running job', async () => {
-    const m = new JobManager({ store: store(newDir()), owner: 'p' });
+    const m = new JobManager({ redact: mask, store: store(newDir()), owner: 'p' });
     await m.open();
     const bad = await m.submit(sub(), async () => { throw new ProcedureError('COMMIT_CONFLICT', 'lost the race', { committed: false }); });
     await m.whenFinished(bad.id);
@@ -72,7 +73,7 @@ describe('JobManager with the file store', () => {
     await m.close();
   });
   test('a queued job waits for the heavy-job cap and can be cancelled while queued', async () => {
-    const m = new JobManager({ store: store(newDir()), owner: 'p', limiter: new HeavyJobLimiter(1) });
+    const m = new JobManager({ redact: mask, store: store(newDir()), owner: 'p', limiter: new HeavyJobLimiter(1) });
     await m.open();
     let release!: () => void;
     const first = await m.submit(sub(), () => new Promise((r) => (release = () => r({ columns: [], rows: [] }))));
@@ -98,7 +99,8 @@ describe('FileJobStore across restarts', () => {
     const script = `
       import { FileJobStore } from ${JSON.stringify(new URL('../../../procedures/jobs/file-job-store.ts', import.meta.url).pathname)};
       import { JobManager } from ${JSON.stringify(new URL('../../../procedures/jobs/job-manager.ts', import.meta.url).pathname)};
-      const m = new JobManager({ store: new FileJobStore({ dir: ${JSON.stringify(dir)}, retentionMs: 86400000, owner: 'p' }), owner: 'p' });
+      import { mask } from ${JSON.stringify(new URL('../../../src/security/masking.ts', import.meta.url).pathname)};
+      const m = new JobManager({ redact: mask, store: new FileJobStore({ dir: ${JSON.stringify(dir)}, retentionMs: 86400000, owner: 'p' }), owner: 'p' });
       await m.open();
       const done = await m.submit(${JSON.stringify(sub('create_tag'))}, async () => ({ columns: ['r'], rows: [['ok']] }));
       await m.whenFinished(done.id);
@@ -113,7 +115,7 @@ describe('FileJobStore across restarts', () => {
     // A torn last line, as a crash mid-write leaves.
     appendFileSync(join(dir, 'jobs.jsonl'), '{"id":"job-torn","sta');
     const s = store(dir);
-    const m = new JobManager({ store: s, owner: 'p' });
+    const m = new JobManager({ redact: mask, store: s, owner: 'p' });
     const { interrupted } = await m.open();
     assert.equal(interrupted, 1);
     assert.equal(s.skippedLines, 1);
