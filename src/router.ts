@@ -127,6 +127,14 @@ export class Router implements StatementRouter {
     return { kind: 'local', run: () => respondStandalone(sql, session, this.standaloneEnv) };
   }
 
+  /**
+   * Forget what the router keeps for a session (standalone variables, warnings, last database
+   * per catalog). The session calls this after COM_RESET_CONNECTION and COM_CHANGE_USER.
+   */
+  resetSession(session: SessionView): void {
+    this.standaloneStates.delete(session);
+  }
+
   /** Whether the proxy is running a procedure for this connection (for KILL and tests). */
   isRunning(connectionId: number): boolean {
     return this.running.has(connectionId);

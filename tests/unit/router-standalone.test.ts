@@ -152,6 +152,14 @@ describe('standalone mode answers client bootstrap statements', () => {
     assert.equal(e.rows[0]![1], '1305');
   });
 
+  test('resetSession forgets session variables (COM_RESET_CONNECTION)', async () => {
+    fresh();
+    await one(router, "SET time_zone = '+05:00'", s);
+    assert.deepEqual(rs(await one(router, 'SELECT @@time_zone', s)).rows, [['+05:00']]);
+    router.resetSession(s);
+    assert.notDeepEqual(rs(await one(router, 'SELECT @@time_zone', s)).rows, [['+05:00']]);
+  });
+
   test('SHOW PROCEDURES lists the registry', async () => {
     fresh();
     const r = rs(await one(router, 'SHOW PROCEDURES', s));
