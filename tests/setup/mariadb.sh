@@ -35,6 +35,7 @@ mariadb_install() {
 mariadb_start() {
   local d="$MARIADB_ROOT_DIR" u port i
   u=$(id -un)
+  mariadb_stop # an instance left over from an interrupted run
   rm -rf "$d"; mkdir -p "$d"
   port=$(_mariadb_free_port)
   mariadb-install-db --no-defaults --user="$u" --datadir="$d/data" \

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Forwarding cost of the proxy, measured in one run against the same MariaDB three ways:
+#   direct            sysbench -> MariaDB
+#   haproxy           sysbench -> HAProxy (Debian, TCP mode: a layer-4 relay, the floor of any proxy) -> MariaDB
+#   proxy             sysbench -> paimon-procedure-proxy (relay mode) -> MariaDB
+# Workloads: sysbench oltp_point_select and oltp_read_only, at 1, 16 and 64 threads.
+# Prints throughput ratios (proxy/direct, proxy/haproxy), the p95 latency the proxy adds, and the
+# proxy's CPU time per forwarded query (from /proc/<pid>/stat). Not part of `npm test`.
+#
+# Usage: bench/sysbench.sh [seconds-per-run (default 10)]
+#   BENCH_THREADS="1 16 64" BENCH_WORKLOADS="oltp_point_select oltp_read_only" BENCH_PS_MODE=disable
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+SECONDS_PER_RUN="${1:-10}"
+THREADS="${BENCH_THREADS:-1 16 64}"
+WORKLOADS="${BENCH_WORKLOADS:-oltp_point_select oltp_read_only}"
+PS_MODE="${BENCH_PS_MODE:-disable}"
+OUT="$ROOT/.tmp/bench"
+rm -rf "$OUT"; mkdir -p "$OUT"
+export MARIADB_ROOT_DIR="$OUT/mariadb"
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+# shellcheck source=../tests/setup/mariadb.sh
+source tests/setup/mariadb.sh
+if ! command -v sysbench >/dev/null 2>&1 || ! command -v haproxy >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench haproxy >/dev/null
+fi
+mariadb_install
+
+HAPROXY_PID=""
+PROXY_PID=""
+cleanup() {
+  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null || true
+  [ -n "$HAPROXY_PID" ] && kill "$HAPROXY_PID" 2>/dev/null || true
+  mariadb_stop || true
+}
+trap cleanup EXIT
+
+mariadb_start >/dev/null
+DB_PORT=$MARIADB_PORT
+SB_COMMON=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-user="$MARIADB_USER" --mysql-password="$MARIADB_PASSWORD"
+  --mysql-db=sbtest --tables=4 --table-size=10000)
+sysbench oltp_read_only "${SB_COMMON[@]}" --mysql-port="$DB_PORT" prepare >"$OUT/prepare.log" 2>&1
+
+# HAProxy, TCP mode, same loopback.
+HA_PORT=$(_mariadb_free_port)
+cat >"$OUT/haproxy.cfg" <<EOF
+global
+  maxconn 4000
+defaults
+  mode tcp
+  timeout connect 5s
+  timeout client 1h
+  timeout server 1h
+frontend fe
+  bind 127.0.0.1:$HA_PORT
+  default_backend be
+backend be
+  server db 127.0.0.1:$DB_PORT
+EOF
+haproxy -f "$OUT/haproxy.cfg" -db >"$OUT/haproxy.log" 2>&1 &
+HAPROXY_PID=$!
+
+# The proxy, relay mode, as users run it (compiled by tsx on load; the hot path is plain JS).
+PX_PORT=$(_mariadb_free_port)
+PPP_LOG_LEVEL=warn node --import tsx src/cli.ts serve --host 127.0.0.1 --port "$PX_PORT" --upstream "127.0.0.1:$DB_PORT" \
+  --warehouse "$OUT/warehouse" >"$OUT/proxy.log" 2>&1 &
+PROXY_PID=$!
+for _ in $(seq 100); do
+  mariadb --no-defaults -h127.0.0.1 -P"$PX_PORT" -u"$MARIADB_USER" -p"$MARIADB_PASSWORD" -e 'SELECT 1' >/dev/null 2>&1 && break
+  sleep 0.2
+done
+for _ in $(seq 50); do
+  mariadb --no-defaults -h127.0.0.1 -P"$HA_PORT" -u"$MARIADB_USER" -p"$MARIADB_PASSWORD" -e 'SELECT 1' >/dev/null 2>&1 && break
+  sleep 0.2
+done
+
+CLK_TCK=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# run_one <workload> <threads> <port> <label> -> writes "$OUT/<label>-<workload>-<threads>.log"
+run_one() {
+  sysbench "$1" "${SB_COMMON[@]}" --mysql-port="$3" --threads="$2" --time="$SECONDS_PER_RUN" \
+    --db-ps-mode="$PS_MODE" --percentile=95 --rand-type=uniform run >"$OUT/$4-$1-$2.log" 2>&1 || echo "run $4 $1 $2 failed: see $OUT/$4-$1-$2.log" >&2
+}
+qps_of() { sed -n 's/.*queries: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$1" | head -1; }
+queries_of() { sed -n 's/.*queries: *\([0-9]*\) .*/\1/p' "$1" | head -1; }
+p95_of() { sed -n 's/.*95th percentile: *\([0-9.]*\).*/\1/p' "$1" | head -1; }
+
+echo "machine: $(nproc) CPU(s), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+echo "versions: $(mariadbd --version | awk '{print $3}') | sysbench $(sysbench --version | awk '{print $2}') | $(haproxy -v | head -1 | awk '{print "haproxy", $3}') | node $(node --version)"
+echo "each run ${SECONDS_PER_RUN}s, --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
+printf '\n%-18s %4s | %10s %10s %10s | %8s %8s | %8s %8s %8s | %9s | %10s\n' \
+  workload thr direct_qps haproxy_qps proxy_qps px/dir px/ha p95_dir p95_ha p95_px added_p95 cpu_us/q
+for w in $WORKLOADS; do
+  for t in $THREADS; do
+    run_one "$w" "$t" "$DB_PORT" direct
+    run_one "$w" "$t" "$HA_PORT" haproxy
+    before=$(cpu_ticks "$PROXY_PID")
+    run_one "$w" "$t" "$PX_PORT" proxy
+    after=$(cpu_ticks "$PROXY_PID")
+    d=$(qps_of "$OUT/direct-$w-$t.log"); h=$(qps_of "$OUT/haproxy-$w-$t.log"); p=$(qps_of "$OUT/proxy-$w-$t.log")
+    pd=$(p95_of "$OUT/direct-$w-$t.log"); ph=$(p95_of "$OUT/haproxy-$w-$t.log"); pp=$(p95_of "$OUT/proxy-$w-$t.log")
+    q=$(queries_of "$OUT/proxy-$w-$t.log")
+    awk -v w="$w" -v t="$t" -v d="$d" -v h="$h" -v p="$p" -v pd="$pd" -v ph="$ph" -v pp="$pp" \
+      -v ticks="$((after - before))" -v hz="$CLK_TCK" -v q="$q" 'BEGIN {
+        printf "%-18s %4d | %10.0f %10.0f %10.0f | %8.3f %8.3f | %8.2f %8.2f %8.2f | %+8.2fms | %10.1f\n",
+          w, t, d, h, p, (d > 0 ? p / d : 0), (h > 0 ? p / h : 0), pd, ph, pp, pp - pd,
+          (q > 0 ? ticks / hz * 1e6 / q : 0) }'
+  done
+done
+echo
+echo "logs: $OUT"
