@@ -5,6 +5,7 @@
  *   name := ident [ '.' ident [ '.' ident ] ]
  *   arg  := ident '=>' literal | literal
  *   literal := string { string } | [ '+' | '-' ] number | TRUE | FALSE | NULL
+ *            | TIMESTAMP string | DATE string        -- passed on as the string
  *
  * Parsing is in two steps so that CALLs that are not ours cost little and never fail here:
  * `parseCallName` reads only the procedure name (the router decides from it whether to
@@ -127,7 +128,7 @@ export function parseCallArguments(sql: string, name: CallName, opts: LexerOptio
 
 function parseArgument(lx: Lexer): CallArgument {
   const t = lx.peek();
-  if (t.kind === 'ident' && !isLiteralKeyword(t)) {
+  if (t.kind === 'ident' && !isLiteralKeyword(t) && !isTypedLiteral(lx, t)) {
     lx.next();
     const arrow = lx.next();
     if (!punct(arrow, '=>')) {
@@ -139,6 +140,16 @@ function parseArgument(lx: Lexer): CallArgument {
     return { name: t.value, value, offset: t.start };
   }
   return { name: null, value: parseLiteral(lx), offset: t.start };
+}
+
+/** `TIMESTAMP '...'` / `DATE '...'`: a keyword followed by a string (Spark passes them to STRING parameters as their text). */
+function isTypedLiteral(lx: Lexer, t: Token): boolean {
+  if (!(isKeyword(t, 'TIMESTAMP') || isKeyword(t, 'DATE'))) return false;
+  const state = lx.save();
+  lx.next();
+  const isString = lx.peek().kind === 'string';
+  lx.restore(state);
+  return isString;
 }
 
 function isLiteralKeyword(t: Token): boolean {
@@ -154,6 +165,10 @@ function parseLiteral(lx: Lexer): ArgumentValue {
     let value = t.value;
     while (lx.peek().kind === 'string') value += (lx.next() as { value: string }).value;
     return { kind: 'string', value };
+  }
+  if ((isKeyword(t, 'TIMESTAMP') || isKeyword(t, 'DATE')) && lx.peek().kind === 'string') {
+    const v = lx.next() as { value: string };
+    return { kind: 'string', value: v.value };
   }
   if (isKeyword(t, 'TRUE')) return { kind: 'boolean', value: true };
   if (isKeyword(t, 'FALSE')) return { kind: 'boolean', value: false };

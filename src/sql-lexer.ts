@@ -136,6 +136,16 @@ export class Lexer {
     this.pos = i;
   }
 
+  /** Position to come back to (one token of lookahead beyond peek()). */
+  save(): { pos: number; peeked: Token | null } {
+    return { pos: this.pos, peeked: this.peeked };
+  }
+
+  restore(state: { pos: number; peeked: Token | null }): void {
+    this.pos = state.pos;
+    this.peeked = state.peeked;
+  }
+
   peek(): Token {
     if (this.peeked === null) this.peeked = this.lex();
     return this.peeked;

@@ -74,6 +74,14 @@ describe('CALL literals', () => {
       { kind: 'decimal', text: '-1.' },
     ]);
   });
+  test("typed literals TIMESTAMP '...' and DATE '...' pass their text; the words alone are still names", () => {
+    assert.deepEqual(values("CALL s.p(TIMESTAMP '2024-01-01 12:00:00', date \"2024-02-02\")"), [
+      { kind: 'string', value: '2024-01-01 12:00:00' },
+      { kind: 'string', value: '2024-02-02' },
+    ]);
+    const c = parseCall("CALL s.p(timestamp => 17, date => TIMESTAMP '2024-01-01')");
+    assert.deepEqual(c.args.map((a) => [a.name, a.value.kind]), [['timestamp', 'integer'], ['date', 'string']]);
+  });
   test('TRUE, FALSE and NULL in any case', () => {
     assert.deepEqual(values('CALL s.p(true, FALSE, Null)'), [
       { kind: 'boolean', value: true },
