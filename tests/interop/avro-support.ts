@@ -8,7 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { JsonDecimal, parseJson, type JsonValue } from '../../src/paimon/json.js';
+import assert from 'node:assert/strict';
+import { JsonDecimal, isJsonObject, parseJson, type JsonObject, type JsonValue } from '../../src/paimon/json.js';
+import type { SimpleStats } from '../../src/paimon/simple-stats.js';
+import type { ManifestEntry } from '../../src/paimon/manifest-entry.js';
 import { Decimal, Timestamp, type BinaryFieldType, type BinaryValue } from '../../src/paimon/binary-row.js';
 
 const run = promisify(execFile);
@@ -123,3 +126,53 @@ export function valueToCanonical(type: BinaryFieldType, v: BinaryValue): unknown
   }
   return v;
 }
+
+export const obj = (v: JsonValue | undefined): JsonObject => {
+  assert.ok(v !== undefined && isJsonObject(v), 'expected a JSON object');
+  return v;
+};
+export const arr = (v: JsonValue | undefined): JsonValue[] => {
+  assert.ok(Array.isArray(v), 'expected a JSON array');
+  return v;
+};
+export const big = (v: JsonValue | undefined): bigint | null => (v === null || v === undefined ? null : BigInt(v as number | bigint));
+
+
+export function assertStats(ours: SimpleStats, java: JsonObject, what: string): void {
+  assert.equal(ours.minValues.serialize().toString('hex'), obj(java.minValues).serializedHex, `${what} min`);
+  assert.equal(ours.maxValues.serialize().toString('hex'), obj(java.maxValues).serializedHex, `${what} max`);
+  assert.deepEqual(ours.nullCounts, arr(java.nullCounts).map(big), `${what} null counts`);
+}
+
+export function assertEntry(e: ManifestEntry, j: JsonObject): void {
+  const f = obj(j.file);
+  const name = String(f.fileName);
+  assert.equal(e.kind, j.kind);
+  assert.equal(e.partition.serialize().toString('hex'), obj(j.partition).serializedHex, `${name} partition`);
+  assert.equal(e.bucket, j.bucket);
+  assert.equal(e.totalBuckets, j.totalBuckets);
+  assert.equal(e.file.fileName, name);
+  assert.equal(e.file.fileSize, big(f.fileSize));
+  assert.equal(e.file.rowCount, big(f.rowCount));
+  assert.equal(e.file.minKey.serialize().toString('hex'), obj(f.minKey).serializedHex, `${name} minKey`);
+  assert.equal(e.file.maxKey.serialize().toString('hex'), obj(f.maxKey).serializedHex, `${name} maxKey`);
+  assertStats(e.file.keyStats, obj(f.keyStats), `${name} key stats`);
+  assertStats(e.file.valueStats, obj(f.valueStats), `${name} value stats`);
+  assert.equal(e.file.minSequenceNumber, big(f.minSequenceNumber));
+  assert.equal(e.file.maxSequenceNumber, big(f.maxSequenceNumber));
+  assert.equal(e.file.schemaId, big(f.schemaId));
+  assert.equal(e.file.level, f.level);
+  assert.deepEqual(e.file.extraFiles, f.extraFiles);
+  assert.ok(e.file.creationTime === null || typeof e.file.creationTime === 'bigint', 'creation time is a bigint');
+  // Java prints the local wall clock; we hold it as "local taken as UTC" epoch millis.
+  const ct = e.file.creationTime === null ? null : new Date(Number(e.file.creationTime)).toISOString().slice(0, 23);
+  assert.equal(ct, f.creationTime === null ? null : String(f.creationTime).slice(0, 23));
+  assert.equal(e.file.deleteRowCount, big(f.deleteRowCount));
+  assert.equal(e.file.embeddedIndex === null ? null : e.file.embeddedIndex.toString('hex'), f.embeddedIndex);
+  assert.equal(e.file.fileSource, f.fileSourceValue === null ? null : Number(f.fileSourceValue));
+  assert.deepEqual(e.file.valueStatsCols, f.valueStatsCols);
+  assert.equal(e.file.externalPath, f.externalPath);
+  assert.equal(e.file.firstRowId, big(f.firstRowId));
+  assert.deepEqual(e.file.writeCols, f.writeCols);
+}
+
