@@ -91,7 +91,8 @@ export function formatSignature(sig: ProcedureSignature): string {
 
 function formatDefault(v: string | number | bigint | boolean): string {
   if (typeof v === 'string') return `'${v}'`;
-  return String(v).toUpperCase() === 'TRUE' || String(v).toUpperCase() === 'FALSE' ? String(v).toUpperCase() : String(v);
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  return String(v);
 }
 
 /**

@@ -248,9 +248,6 @@ async function dispatch(c: Cursor, sql: string, session: SessionView, env: Stand
       // No transactions exist here; procedures commit on their own. Accepting these keeps
       // tools that wrap statements in transactions working.
       return [OK];
-    case 'DESCRIBE':
-    case 'DESC':
-    case 'EXPLAIN':
     default:
       throw unsupported(sql, env);
   }
@@ -580,7 +577,7 @@ function filterClause(c: Cursor, column: string): ((v: string) => boolean) | nul
 async function show(c: Cursor, sql: string, session: SessionView, env: StandaloneEnv, state: StandaloneSessionState): Promise<LocalReply> {
   let scope: 'session' | 'global' = 'session';
   if (c.kw('GLOBAL')) scope = 'global';
-  else c.kw('SESSION') || c.kw('LOCAL');
+  else if (!c.kw('SESSION')) c.kw('LOCAL');
   const full = c.kw('FULL');
   const t = c.next();
   const word = t.kind === 'ident' && !t.quoted ? t.value.toUpperCase() : '';
