@@ -21,34 +21,8 @@ import {
   readRows,
   tempDir,
   writeSchema,
-  type PaimonVersion,
+  buildHistory,
 } from './procedures-support.js';
-
-export async function buildHistory(v: PaimonVersion, wh: string, opts: { changelog?: boolean } = {}): Promise<void> {
-  const schema = writeSchema(wh, {
-    fields: [
-      { name: 'id', type: 'INT NOT NULL' },
-      { name: 'dt', type: 'DATE NOT NULL' },
-      { name: 'v', type: 'STRING' },
-    ],
-    primaryKeys: ['dt', 'id'],
-    partitionKeys: ['dt'],
-    options: {
-      bucket: '2',
-      'write-only': 'true',
-      ...(opts.changelog ? { 'changelog-producer': 'input' } : {}),
-    },
-  });
-  await paimon(v, 'create-table', wh, 'interop', 't', schema);
-  await paimon(v, 'write-loop', wh, 'interop', 't', '5', '0', '0'); // 1-5
-  await paimon(v, 'create-tag', wh, 'interop', 't', 'tag3', '3');
-  await paimon(v, 'write-loop', wh, 'interop', 't', '5', '0', '0'); // 6-10: same keys again
-  await paimon(v, 'compact', wh, 'interop', 't'); // drops the overwritten files
-  await paimon(v, 'write-loop', wh, 'interop', 't', '3', '0', '100');
-  await paimon(v, 'create-tag', wh, 'interop', 't', 'tag_mid');
-  await paimon(v, 'write-loop', wh, 'interop', 't', '3', '0', '0');
-  await paimon(v, 'compact', wh, 'interop', 't');
-}
 
 const TABLE = 'interop.db/t';
 

@@ -20,7 +20,8 @@ import type { ProcedureDefinition } from '../../procedures/registry.js';
 import { configSchema } from '../../src/config-schema.js';
 
 const run = promisify(execFile);
-const JAVA_DIR = resolve(import.meta.dirname, 'java');
+/** PROCS_JAVA_DIR lets a run use a frozen copy of the built tool (tests/interop/java by default). */
+const JAVA_DIR = process.env.PROCS_JAVA_DIR ?? resolve(import.meta.dirname, 'java');
 
 export const PAIMON_VERSIONS = ['1.4.2', '2.0.0'] as const;
 export type PaimonVersion = (typeof PAIMON_VERSIONS)[number];
@@ -134,4 +135,36 @@ export async function readRows(version: PaimonVersion, wh: string, db: string, t
     .split('\n')
     .filter((l) => l.trim() !== '')
     .sort();
+}
+
+/**
+ * One Java-written table history used by the expire and rollback tests (`interop.t`): a
+ * partitioned primary-key table with two buckets; snapshots 1-5 insert, tag3 on snapshot 3,
+ * 6-10 overwrite the same keys, a compaction drops the overwritten files, more inserts, tag_mid,
+ * more updates and a second compaction.
+ */
+export async function buildHistory(v: PaimonVersion, wh: string, opts: { changelog?: boolean } = {}): Promise<void> {
+  const schema = writeSchema(wh, {
+    fields: [
+      { name: 'id', type: 'INT NOT NULL' },
+      { name: 'dt', type: 'DATE NOT NULL' },
+      { name: 'v', type: 'STRING' },
+    ],
+    primaryKeys: ['dt', 'id'],
+    partitionKeys: ['dt'],
+    options: {
+      bucket: '2',
+      'write-only': 'true',
+      ...(opts.changelog ? { 'changelog-producer': 'input' } : {}),
+    },
+  });
+  await paimon(v, 'create-table', wh, 'interop', 't', schema);
+  await paimon(v, 'write-loop', wh, 'interop', 't', '5', '0', '0'); // 1-5
+  await paimon(v, 'create-tag', wh, 'interop', 't', 'tag3', '3');
+  await paimon(v, 'write-loop', wh, 'interop', 't', '5', '0', '0'); // 6-10: same keys again
+  await paimon(v, 'compact', wh, 'interop', 't'); // drops the overwritten files
+  await paimon(v, 'write-loop', wh, 'interop', 't', '3', '0', '100');
+  await paimon(v, 'create-tag', wh, 'interop', 't', 'tag_mid');
+  await paimon(v, 'write-loop', wh, 'interop', 't', '3', '0', '0');
+  await paimon(v, 'compact', wh, 'interop', 't');
 }

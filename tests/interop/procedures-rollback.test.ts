@@ -1,0 +1,138 @@
+/**
+ * rollback_to / rollback / rollback_to_timestamp against Paimon Java's Table.rollbackTo on
+ * copies of the same Java-written history: same files left on disk (snapshots, tags, hints),
+ * the restored snapshot file of an expired tag equal to Java's, Java's `check` passes, rows equal.
+ */
+import { describe, test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { rollback, rollbackTo } from '../../procedures/rollback-to.js';
+import { rollbackToTimestamp } from '../../procedures/rollback-to-timestamp.js';
+import { parseJson } from '../../src/paimon/json.js';
+import {
+  PAIMON_VERSIONS,
+  buildHistory,
+  callNamed,
+  copyWarehouse,
+  executorFor,
+  firstRow,
+  javaAvailable,
+  listTree,
+  paimon,
+  readRows,
+  tempDir,
+} from './procedures-support.js';
+
+const TABLE = 'interop.db/t';
+const PROCS = [rollbackTo, rollback, rollbackToTimestamp];
+
+function sameHints(a: string, b: string): void {
+  for (const hint of ['snapshot/EARLIEST', 'snapshot/LATEST']) {
+    const pa = join(a, TABLE, hint);
+    const pb = join(b, TABLE, hint);
+    assert.equal(existsSync(pb), existsSync(pa), hint);
+    if (existsSync(pa)) assert.equal(readFileSync(pb, 'utf8'), readFileSync(pa, 'utf8'), hint);
+  }
+}
+
+for (const v of PAIMON_VERSIONS) {
+  describe(`rollback vs Paimon ${v} Table.rollbackTo`, () => {
+    let origin: string;
+    before(async () => {
+      assert.ok(javaAvailable(v), `Paimon ${v} reference tool is not built (tests/setup/paimon-java.sh)`);
+      origin = join(tempDir(`rollback-${v}-`), 'wh');
+      await buildHistory(v, origin);
+    });
+
+    async function differential(
+      name: string,
+      javaTarget: string,
+      procedure: string,
+      args: Record<string, string | number | boolean>,
+      prepare?: (wh: string) => Promise<void>,
+    ): Promise<{ row: Record<string, unknown>; a: string; b: string }> {
+      const dir = tempDir(`rollback-${v}-${name}-`);
+      const a = join(dir, 'java');
+      const b = join(dir, 'ours');
+      copyWarehouse(origin, a);
+      if (prepare) await prepare(a);
+      copyWarehouse(a, b);
+      await paimon(v, 'rollback', a, 'interop', 't', javaTarget);
+      const row = firstRow(await callNamed(executorFor(b, PROCS), procedure, { table: 'interop.t', ...args }));
+      assert.deepEqual(listTree(join(b, TABLE)), listTree(join(a, TABLE)), 'same files on disk as Paimon Java');
+      sameHints(a, b);
+      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
+      assert.equal(check.ok, true);
+      assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, a, 'interop', 't'));
+      return { row, a, b };
+    }
+
+    test('rollback_to a snapshot removes later snapshots and later tags, keeps data files', async () => {
+      const { row, b } = await differential('snap', '8', 'rollback_to', { snapshot_id: 8 });
+      assert.equal(row.current_snapshot_id, 8);
+      assert.equal(row.changed, true);
+      assert.ok(String(row.removed_tags).includes('tag_mid'));
+      assert.ok(!String(row.removed_tags).includes('tag3'));
+      assert.ok(existsSync(join(b, TABLE, 'tag/tag-tag3')));
+    });
+
+    test("Spark's rollback(version => tag) rolls back to the tag", async () => {
+      const { row } = await differential('tag', 'tag:tag3', 'rollback', { version: 'tag3' });
+      assert.equal(row.current_snapshot_id, 3);
+      assert.equal(row.target_tag, 'tag3');
+    });
+
+    test('a tag whose snapshot expired: the snapshot file is restored from the tag, as Java writes it', async () => {
+      const { row, a, b } = await differential('expired-tag', 'tag:tag3', 'rollback_to', { tag: 'tag3' }, async (wh) => {
+        await paimon(v, 'expire', wh, 'interop', 't', '1', '1', String(Date.now()), '2147483647');
+      });
+      assert.equal(row.restored_snapshot, true);
+      const ours = parseJson(readFileSync(join(b, TABLE, 'snapshot/snapshot-3'), 'utf8'));
+      const java = parseJson(readFileSync(join(a, TABLE, 'snapshot/snapshot-3'), 'utf8'));
+      assert.deepEqual(ours, java, 'restored snapshot-3 has the same content as Java writes');
+    });
+
+    test('rollback_to_timestamp picks the latest snapshot at or before the timestamp', async () => {
+      const s6 = parseJson(readFileSync(join(origin, TABLE, 'snapshot/snapshot-6'), 'utf8')) as { timeMillis: number };
+      const { row } = await differential('ts', '6', 'rollback_to_timestamp', { timestamp: s6.timeMillis });
+      assert.equal(row.current_snapshot_id, 6);
+    });
+
+    test('dry_run says what would be removed and changes nothing', async () => {
+      const b = join(tempDir(`rollback-${v}-dry-`), 'ours');
+      copyWarehouse(origin, b);
+      const before = listTree(join(b, TABLE));
+      const latest = readFileSync(join(b, TABLE, 'snapshot/LATEST'), 'utf8');
+      const row = firstRow(await callNamed(executorFor(b, PROCS), 'rollback_to', { table: 'interop.t', snapshot_id: 4, dry_run: true }));
+      assert.deepEqual(listTree(join(b, TABLE)), before);
+      assert.equal(readFileSync(join(b, TABLE, 'snapshot/LATEST'), 'utf8'), latest);
+      assert.equal(row.changed, false);
+      assert.equal(row.dry_run, true);
+      assert.ok(String(row.removed_snapshot_ids).length > 0);
+    });
+
+    test('missing targets and ambiguous arguments are errors that change nothing', async () => {
+      const b = join(tempDir(`rollback-${v}-bad-`), 'ours');
+      copyWarehouse(origin, b);
+      const before = listTree(join(b, TABLE));
+      const ex = executorFor(b, PROCS);
+      const cases: Array<[string, Record<string, string | number>, string]> = [
+        ['rollback_to', { snapshot_id: 999 }, 'SNAPSHOT_NOT_FOUND'],
+        ['rollback_to', { tag: 'nope' }, 'TAG_NOT_FOUND'],
+        ['rollback_to', { tag: 'tag3', snapshot_id: 4 }, 'INVALID_ARGUMENT'],
+        ['rollback', { version: '3', tag: 'tag3' }, 'INVALID_ARGUMENT'],
+        ['rollback_to', {}, 'INVALID_ARGUMENT'],
+        ['rollback_to_timestamp', { timestamp: 1 }, 'SNAPSHOT_NOT_FOUND'],
+      ];
+      for (const [proc, args, code] of cases) {
+        const o = await callNamed(ex, proc, { table: 'interop.t', ...args });
+        assert.equal(o.ok, false, `${proc} ${JSON.stringify(args)}`);
+        if (!o.ok) assert.equal(o.error.code, code, `${proc} ${JSON.stringify(args)}: ${o.error.message}`);
+      }
+      const missing = await callNamed(ex, 'rollback_to', { table: 'interop.nope', snapshot_id: 1 });
+      assert.equal(!missing.ok && missing.error.code, 'TABLE_NOT_FOUND');
+      assert.deepEqual(listTree(join(b, TABLE)), before);
+    });
+  });
+}
