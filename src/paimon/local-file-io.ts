@@ -12,7 +12,6 @@ import { randomUUID } from 'node:crypto';
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { PaimonError } from './errors.js';
 import type { FileIO, FileStatus } from './file-io.js';
 import { join, parseUri, schemeOf, tempPathFor } from './path.js';
@@ -168,14 +167,15 @@ export class LocalFileIO implements FileIO {
       const fh = await fsp.open(tmp, 'wx');
       let written = 0;
       try {
-        const counted = async function* (src: AsyncIterable<Buffer>) {
-          for await (const chunk of src) {
-            const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-            written += b.length;
-            yield b;
+        for await (const chunk of source) {
+          const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+          let off = 0;
+          while (off < b.length) {
+            const { bytesWritten } = await fh.write(b, off, b.length - off);
+            off += bytesWritten;
           }
-        };
-        await pipeline(Readable.from(counted(source)), fh.createWriteStream({ autoClose: false }));
+          written += b.length;
+        }
         await fh.sync();
       } finally {
         await fh.close();
