@@ -152,6 +152,8 @@ export interface SessionDeps {
 /** A router may also decide COM_INIT_DB (src/router.ts does: `catalog.db`, standalone USE). */
 interface InitDbRouter extends StatementRouter {
   initDb?(schema: string, session: SessionView): Route;
+  /** Forget per-session router state after COM_RESET_CONNECTION / COM_CHANGE_USER. */
+  resetSession?(session: SessionView): void;
 }
 
 type Phase = 'connecting' | 'greeting' | 'response' | 'tls' | 'auth' | 'command' | 'closed';
@@ -679,9 +681,13 @@ export class Session implements SessionView {
           const { catalog, database } = splitCatalogDb(c.database);
           this.currentCatalog = catalog;
           this.currentDatabase = database;
+          (this.deps.router as InitDbRouter).resetSession?.(this);
         };
         break;
       }
+      case COM_RESET_CONNECTION:
+        this.onUpstreamOk = () => (this.deps.router as InitDbRouter).resetSession?.(this);
+        break;
       case COM_QUIT:
         this.writeUpstream(p.raw);
         this.close('client quit', true);
@@ -832,7 +838,10 @@ export class Session implements SessionView {
         return;
       }
       case COM_PING:
+        this.replyPayloads([this.ok()]);
+        return;
       case COM_RESET_CONNECTION:
+        (this.deps.router as InitDbRouter).resetSession?.(this);
         this.replyPayloads([this.ok()]);
         return;
       case COM_INIT_DB: {

@@ -1,0 +1,82 @@
+/**
+ * Interception inside a relayed session (MariaDB upstream): a `CALL <catalog>.sys.<proc>` is
+ * answered by the proxy (never reaching the FE's general log), encoded with the session's
+ * negotiated flags (with and without CLIENT_DEPRECATE_EOF), the session stays in step afterwards,
+ * and KILL QUERY from a second connection stops a running local procedure.
+ * Uses the router fixtures' read-only test procedure `test_echo`.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { captureError, connect, mariadb, proxyConfig, run } from './wire-helpers.js';
+import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { makeRouter, makeWarehouse } from '../unit/router-fixtures.js';
+
+let proxy: RunningProxy;
+const marker = `m${Date.now()}`;
+
+describe('relay: intercepted CALL', () => {
+  before(async () => {
+    const wh = await makeWarehouse();
+    proxy = await startProxy(proxyConfig({ catalogs: [{ name: 'paimon', warehouse: wh }] }), { logger: silentLogger(), router: makeRouter(wh) });
+  });
+  after(async () => {
+    await proxy?.close();
+  });
+
+  for (const deprecateEof of [true, false]) {
+    test(`CALL paimon.sys.test_echo is answered by the proxy (${deprecateEof ? 'with' : 'without'} DEPRECATE_EOF) and the session stays in step`, async () => {
+      const c = await connect(proxy.address.port, deprecateEof ? {} : { flags: ['-DEPRECATE_EOF'] });
+      try {
+        await c.query('USE proxytest');
+        const [res] = await c.query(`CALL paimon.sys.test_echo(table => 'sales.orders', n => 5) /* ${marker} */`);
+        const sets = res as unknown as [{ identifier: string; n: number; caller_db: string | null }[], { affectedRows: number }];
+        assert.equal(sets.length, 2, 'the result set and the final OK');
+        // caller_db is null: `USE proxytest` chose a database of the FE's own catalog, not of paimon
+        assert.deepEqual(sets[0], [{ identifier: 'sales.orders', n: 5, caller_db: null }]);
+        assert.equal(sets[1].affectedRows, 0);
+        // errors come from the proxy with its errno
+        const e = await captureError(c.query(`CALL paimon.sys.no_such_proc() /* ${marker} */`));
+        assert.equal(e.errno, 1305);
+        // forwarded statements before and after line up
+        const [rows] = await c.query('SELECT DATABASE() AS d, 1 + 1 AS two');
+        assert.deepEqual(rows, [{ d: 'proxytest', two: 2 }]);
+        const [multi] = await c.query('SELECT 1 AS a; SELECT 2 AS b');
+        assert.deepEqual(multi, [[{ a: 1 }], [{ b: 2 }]]);
+      } finally {
+        await c.end();
+      }
+      const log = readFileSync(mariadb().generalLog, 'utf8');
+      assert.ok(log.includes('SELECT DATABASE() AS d, 1 + 1 AS two'), 'the general log records forwarded statements');
+      assert.ok(!log.includes(marker), 'the intercepted CALLs never reached the FE');
+    });
+  }
+
+  test('the mariadb CLI shows the intercepted result set', async () => {
+    const db = mariadb();
+    const r = await run('mariadb', ['--no-defaults', '-h127.0.0.1', `-P${proxy.address.port}`, `-u${db.user}`, `-p${db.password}`, 'proxytest', '--batch', '-e', "CALL paimon.sys.test_echo('ops.events', 9); SELECT 'after' AS x"], { timeoutMs: 30_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'identifier\tn\tcaller_db\nops.events\t9\tNULL\nx\nafter\n');
+  });
+
+  test('KILL QUERY <id> from another connection stops a running local procedure with 1317', async () => {
+    const victim = await connect(proxy.address.port);
+    const killer = await connect(proxy.address.port);
+    try {
+      const started = Date.now();
+      const running = captureError(victim.query("CALL paimon.sys.test_echo(table => 'sales.orders', sleep_ms => 20000)"));
+      await new Promise((r) => setTimeout(r, 500));
+      await killer.query(`KILL QUERY ${victim.threadId}`);
+      const e = await running;
+      assert.equal(e.errno, 1317);
+      assert.equal(e.sqlState, '70100');
+      assert.ok(Date.now() - started < 10_000);
+      const [rows] = await victim.query('SELECT 3 AS x');
+      assert.deepEqual(rows, [{ x: 3 }]);
+    } finally {
+      await victim.end();
+      await killer.end();
+    }
+  });
+});
