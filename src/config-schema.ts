@@ -59,6 +59,12 @@ export const configSchema = z.strictObject({
       host: z.string(),
       port: port.default(9030),
       tls: z.boolean().default(false),
+      /** With tls: PEM file of the CA (or the self-signed certificate) that signed the FE's certificate; default: the system CAs. */
+      tls_ca: z.string().optional(),
+      /** With tls: verify the FE's certificate and host name (turn off only for testing). */
+      tls_verify: z.boolean().default(true),
+      /** With tls: the name to verify in the FE's certificate when it differs from `host`. */
+      tls_servername: z.string().optional(),
       /** Send a PROXY protocol v1 line first (Doris enable_proxy_protocol=true). */
       proxy_protocol: z.boolean().default(false),
       connect_timeout_ms: z.number().int().positive().default(10000),
