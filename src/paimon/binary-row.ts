@@ -365,10 +365,47 @@ export class BinaryRow {
     return out;
   }
 
+  /**
+   * Java `BinaryRow.hashCode()`: MurmurHash3 (x86, 32-bit, seed 42) over the row's 4-byte
+   * little-endian words (`MemorySegmentUtils.hashByWords`), finalised with the byte length.
+   */
+  hashCode(): number {
+    const b = this.bytes;
+    let h1 = 42;
+    for (let i = 0; i + 4 <= b.length; i += 4) {
+      let k1 = b.readInt32LE(i);
+      k1 = Math.imul(k1, 0xcc9e2d51);
+      k1 = (k1 << 15) | (k1 >>> 17);
+      k1 = Math.imul(k1, 0x1b873593);
+      h1 ^= k1;
+      h1 = (h1 << 13) | (h1 >>> 19);
+      h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
+    }
+    h1 ^= b.length;
+    h1 ^= h1 >>> 16;
+    h1 = Math.imul(h1, 0x85ebca6b);
+    h1 ^= h1 >>> 13;
+    h1 = Math.imul(h1, 0xc2b2ae35);
+    h1 ^= h1 >>> 16;
+    return h1 | 0;
+  }
+
   /** Hex of the serialized form: a stable map key for partitions and identifiers. */
   key(): string {
     return `${this.arity}:${this.bytes.toString('hex')}`;
   }
+}
+
+/**
+ * The bucket of a row in a fixed-bucket table (`DefaultBucketFunction.bucket`):
+ * `Math.abs(bucketKeyRow.hashCode() % numBuckets)`, with the bucket-key row built like a partition
+ * row (the bucket-key fields, defaulting to the trimmed primary key).
+ */
+export function defaultBucket(bucketKey: BinaryRow, numBuckets: number): number {
+  if (!Number.isInteger(numBuckets) || numBuckets <= 0) {
+    throw new PaimonError('INVALID_ARGUMENT', `number of buckets must be positive, got ${numBuckets}`);
+  }
+  return Math.abs(bucketKey.hashCode() % numBuckets);
 }
 
 /** Inverse of `BinaryRow.serialize` (`SerializationUtils.deserializeBinaryRow`). */

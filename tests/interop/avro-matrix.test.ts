@@ -12,7 +12,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson, type JsonObject } from '../../src/paimon/json.js';
 import { LocalFileIO } from '../../src/paimon/local-file-io.js';
-import { binaryFieldTypeFromSql } from '../../src/paimon/binary-row.js';
+import { binaryFieldTypeFromSql, defaultBucket } from '../../src/paimon/binary-row.js';
 import { FileStorePathFactory } from '../../src/paimon/file-store-path-factory.js';
 import { ManifestFile } from '../../src/paimon/manifest-file.js';
 import { ManifestList } from '../../src/paimon/manifest-list.js';
@@ -47,6 +47,7 @@ for (const version of VERSIONS) {
       let filesLocated = 0;
       let indexEntries = 0;
       let nullPartitions = 0;
+      let bucketsChecked = 0;
       for (const name of tables) {
         const table = join(wh, 'interop.db', name);
         const schema = latestSchema(table);
@@ -104,7 +105,14 @@ for (const version of VERSIONS) {
           assert.equal(ours.length, java.length, `${name}: manifest ${fileName}`);
           ours.forEach((e, i) => assertEntry(e, java[i]));
           entriesChecked += ours.length;
+          const fixedPk = arr(schema.primaryKeys).length > 0 && Number(options.bucket ?? '-1') > 0 && options['bucket-key'] === undefined;
           for (const e of ours) {
+            if (fixedPk && e.file.minKey.arity > 0) {
+              // Our BinaryRow.hashCode + DefaultBucketFunction put the file's keys in Java's bucket.
+              assert.equal(defaultBucket(e.file.minKey, e.totalBuckets), e.bucket, `${name}: bucket of min key of ${e.file.fileName}`);
+              assert.equal(defaultBucket(e.file.maxKey, e.totalBuckets), e.bucket, `${name}: bucket of max key of ${e.file.fileName}`);
+              bucketsChecked++;
+            }
             if (partitionFields.some((_, k) => e.partition.isNullAt(k))) nullPartitions++;
             const p = pf.toDataFilePath(e.partition, e.bucket, e.file);
             // Files deleted by later compactions may be gone; every ADD of a live snapshot is checked below.
@@ -167,6 +175,7 @@ for (const version of VERSIONS) {
       assert.ok(filesLocated > 30, `${filesLocated} data files located`);
       assert.ok(indexEntries > 0, 'deletion-vector index entries compared');
       assert.ok(nullPartitions > 0, 'NULL partition values covered');
+      assert.ok(bucketsChecked > 10, `${bucketsChecked} bucket assignments checked`);
     });
   });
 }
