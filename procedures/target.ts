@@ -118,6 +118,8 @@ export function parseTableIdentifier(text: string, opts: ParseIdentifierOptions)
   if (rest.length > 0 && rest[0]!.startsWith(BRANCH_PREFIX)) {
     branch = rest.shift()!.slice(BRANCH_PREFIX.length);
     if (branch.trim() === '') invalid(argument, text, 'empty branch name after $branch_');
+    // A branch name becomes a directory name (branch/branch-<name>); it must not become a path.
+    if (/[/\\\0]/.test(branch)) invalid(argument, text, 'a branch name cannot contain /, \\ or NUL');
     if (branch === MAIN_BRANCH) branch = null;
   }
   if (rest.length > 0) {

@@ -289,6 +289,23 @@ describe('executor end to end over a filesystem catalog', () => {
     assert.deepEqual(codes, ['DATABASE_NOT_FOUND', 'TABLE_NOT_FOUND', 'TABLE_NOT_FOUND', 'BRANCH_NOT_FOUND']);
   });
 
+  test('identifiers cannot step outside the warehouse (path traversal is a missing object, never a path)', async () => {
+    for (const [t, code] of [
+      ['`..`.`t`', 'DATABASE_NOT_FOUND'],
+      ['`.`.`t`', 'DATABASE_NOT_FOUND'],
+      ['db.`../db.db/t`', 'TABLE_NOT_FOUND'],
+      ['`db.db/..`.t', 'DATABASE_NOT_FOUND'],
+      ['db.`t/../t`', 'TABLE_NOT_FOUND'],
+      ['db.`t\0`', 'TABLE_NOT_FOUND'],
+      ['db.`t$branch_../../t`', 'INVALID_ARGUMENT'],
+      ['db.`t$branch_..`', 'BRANCH_NOT_FOUND'],
+    ] as const) {
+      const o = await call('resolve_probe', pos(str(t)));
+      assert.ok(!o.ok, t);
+      assert.equal(o.error.code, code, `${t}: ${o.error.message}`);
+    }
+  });
+
   test('unknown procedure is 1305 and lists the existing ones', async () => {
     const o = await call('no_such_proc', []);
     assert.ok(!o.ok);
