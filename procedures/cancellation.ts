@@ -214,3 +214,39 @@ export function parseKill(sql: string): { mode: 'query' | 'connection'; id: numb
 export function checkpoint(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
 }
+
+/**
+ * Recognise `SET @paimon_call_timeout = <value>` (also `:=`, and as one assignment of a SET
+ * list) so the session can mirror it after the FE accepted the statement. Returns the value as
+ * written (a number or string literal's text), null for `= NULL` (back to the default), or
+ * undefined when the statement does not set it.
+ */
+export function parseSessionTimeoutSet(sql: string): string | null | undefined {
+  const re = new RegExp(`@${TIMEOUT_SESSION_VARIABLE}\\s*:?=\\s*('(?:[^'\\\\]|\\\\.|'')*'|"(?:[^"\\\\]|\\\\.|"")*"|[0-9.]+|NULL)`, 'i');
+  if (!/^\s*SET\s/i.test(sql)) return undefined;
+  const m = re.exec(sql);
+  if (!m) return undefined;
+  const v = m[1]!;
+  if (/^NULL$/i.test(v)) return null;
+  if (v.startsWith("'") || v.startsWith('"')) return v.slice(1, -1).replace(/''/g, "'").replace(/""/g, '"');
+  return v;
+}
+
+/** Per-connection mirror of `@paimon_call_timeout` (the session sets, the executor hook reads). */
+export class SessionTimeouts {
+  private readonly byConnection = new Map<number, string>();
+  /** Feed every statement the FE (or standalone responder) accepted. */
+  observe(connectionId: number, sql: string): void {
+    const v = parseSessionTimeoutSet(sql);
+    if (v === undefined) return;
+    if (v === null) this.byConnection.delete(connectionId);
+    else this.byConnection.set(connectionId, v);
+  }
+  get(connectionId: number): string | undefined {
+    return this.byConnection.get(connectionId);
+  }
+  /** Forget a closed connection. */
+  forget(connectionId: number): void {
+    this.byConnection.delete(connectionId);
+  }
+}

@@ -22,6 +22,9 @@ export interface FileJobStoreOptions {
   now?: () => number;
 }
 
+/** Lock files held by stores open in this process (a pid check cannot tell them apart). */
+const openInThisProcess = new Set<string>();
+
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -49,9 +52,13 @@ export class FileJobStore implements JobStore {
 
   private async lock(): Promise<void> {
     await mkdir(this.opts.dir, { recursive: true });
+    if (openInThisProcess.has(this.lockPath)) {
+      throw new Error(`job store ${this.opts.dir} is already open in this process; give each proxy its own jobs.dir`);
+    }
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         await writeFile(this.lockPath, String(process.pid), { flag: 'wx' });
+        openInThisProcess.add(this.lockPath);
         return;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -149,6 +156,6 @@ export class FileJobStore implements JobStore {
     await this.chain;
     await this.handle?.close();
     this.handle = null;
-    await unlink(this.lockPath).catch(() => undefined);
+    if (openInThisProcess.delete(this.lockPath)) await unlink(this.lockPath).catch(() => undefined);
   }
 }

@@ -76,3 +76,19 @@ test('parseKill recognises the MySQL/Doris forms and leaves query-id kills upstr
   assert.equal(parseKill('SELECT 1'), null);
   assert.equal(parseKill('KILL QUERY 99999999999999999999'), null);
 });
+
+test('SET @paimon_call_timeout is mirrored per connection', async () => {
+  const { SessionTimeouts, parseSessionTimeoutSet } = await import('../../../procedures/cancellation.js');
+  assert.equal(parseSessionTimeoutSet("SET @paimon_call_timeout = '10m'"), '10m');
+  assert.equal(parseSessionTimeoutSet('set @PAIMON_CALL_TIMEOUT:=600'), '600');
+  assert.equal(parseSessionTimeoutSet('SET @a = 1, @paimon_call_timeout = NULL'), null);
+  assert.equal(parseSessionTimeoutSet('SELECT @paimon_call_timeout'), undefined);
+  const t = new SessionTimeouts();
+  t.observe(1, "SET @paimon_call_timeout = '5m'");
+  t.observe(2, 'SET @x = 1');
+  assert.equal(t.get(1), '5m');
+  assert.equal(t.get(2), undefined);
+  assert.equal(resolveTimeout(null, t.get(1), settings).ms, 300_000);
+  t.observe(1, 'SET @paimon_call_timeout = NULL');
+  assert.equal(t.get(1), undefined);
+});

@@ -1,0 +1,191 @@
+/**
+ * Everything of issue 6 built from a validated configuration, for proxy-app.ts to plug in:
+ * metrics (and the /metrics endpoint), the audit sinks, the grant source, the FE refresher,
+ * the per-table locks and heavy-job cap, the job store and manager, session timeouts, the
+ * executor hooks and framework parameters, and the job procedures.
+ *
+ * Wiring (see the OPS helper's report): pass `hooks` and `frameworkParams` to the
+ * ProcedureExecutor, register `jobProcedures` in the registry, route `async => true` CALLs to
+ * `submitAsync`, feed accepted SET statements to `sessionTimeouts.observe`, and `close()` on
+ * shutdown.
+ */
+import { join, resolve } from 'node:path';
+import type { ProxyConfig } from '../config-schema.js';
+import type { Logger } from './logger.js';
+import { createAuditSink, type MultiAuditSink } from './audit.js';
+import { setupMetrics, startMetricsServer, type ProxyMetrics } from './metrics.js';
+import { createOpsHooks, DEFAULT_HEAVY_PROCEDURES } from './ops-hooks.js';
+import { FeRefresher } from '../fe-refresh.js';
+import { GrantCache } from '../security/grant-cache.js';
+import { ConfigGrantSource, UpstreamGrantSource, type GrantSource, type UpstreamQuery } from '../security/grant-source.js';
+import { mask, registerSecretsFrom } from '../security/masking.js';
+import { TableLockManager } from '../../procedures/concurrency/table-lock.js';
+import { HeavyJobLimiter } from '../../procedures/concurrency/heavy-job-limiter.js';
+import { SessionTimeouts } from '../../procedures/cancellation.js';
+import { FileJobStore } from '../../procedures/jobs/file-job-store.js';
+import { MysqlJobStore } from '../../procedures/jobs/mysql-job-store.js';
+import { JobManager } from '../../procedures/jobs/job-manager.js';
+import { FRAMEWORK_PARAMS, isAsyncCall, submitAsyncCall, type CallRunner } from '../../procedures/jobs/async-call.js';
+import { jobProcedures } from '../../procedures/jobs/job-procedures.js';
+import type { CallHooks, CallRequest } from '../../procedures/executor.js';
+import type { CallerInfo } from '../../procedures/context.js';
+import type { ParamSpec } from '../../procedures/signature.js';
+import type { ProcedureDefinition } from '../../procedures/registry.js';
+import type { LocalReply } from '../route.js';
+
+export interface OpsRuntimeOptions {
+  logger: Logger;
+  /** Where the job file and the default audit file live; default: see defaultDataDir. */
+  dataDir?: string;
+  /** Standalone users and their configured grants. */
+  localUsers?: Iterable<{ name: string; grants: readonly string[] }>;
+  /** Runs `SHOW GRANTS` on a client's own upstream session (the session layer provides it). */
+  upstreamQuery?: UpstreamQuery;
+  /** Identity of this proxy for the job store (default host:port of the listener). */
+  owner?: string;
+  /** Start the /metrics HTTP endpoint when `metrics.port` is configured (default true). */
+  serveMetrics?: boolean;
+}
+
+export interface OpsRuntime {
+  hooks: CallHooks;
+  frameworkParams: readonly ParamSpec[];
+  jobProcedures: ProcedureDefinition[];
+  jobs: JobManager;
+  metrics: ProxyMetrics;
+  audit: MultiAuditSink;
+  sessionTimeouts: SessionTimeouts;
+  /** Port of the /metrics endpoint, when started. */
+  metricsPort: number | null;
+  /** Things the operator should know at start-up (already logged). */
+  startupNotes: string[];
+  isAsync(req: CallRequest): boolean;
+  submitAsync(runner: CallRunner, req: CallRequest, caller: CallerInfo): Promise<LocalReply[]>;
+  close(): Promise<void>;
+}
+
+export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Promise<OpsRuntime> {
+  const log = opts.logger;
+  // Every configured credential is masked wherever it might be echoed.
+  registerSecretsFrom(config);
+  const notes: string[] = [];
+  const dataDir = resolve(config.jobs.dir ?? opts.dataDir ?? defaultDataDir(config));
+
+  const { metrics, registry } = setupMetrics();
+  let metricsServer: { port: number; close(): Promise<void> } | null = null;
+  if (config.metrics.port !== undefined && opts.serveMetrics !== false) {
+    metricsServer = await startMetricsServer(registry, config.metrics.host, config.metrics.port);
+    log.info({ port: metricsServer.port }, 'metrics endpoint listening (/metrics)');
+  }
+
+  const audit = createAuditSink(
+    {
+      file: config.audit.file ?? join(dataDir, 'audit.jsonl'),
+      ...(config.audit.mysql ? { mysql: config.audit.mysql } : {}),
+    },
+    log,
+  );
+
+  let grants: GrantSource | undefined;
+  if (!config.security.check_privileges) {
+    notes.push('privilege checks are disabled (security.check_privileges: false): every user may run every procedure');
+  } else if (!config.upstream) {
+    grants = new ConfigGrantSource(opts.localUsers ?? []);
+  } else if (opts.upstreamQuery) {
+    grants = new UpstreamGrantSource(opts.upstreamQuery, new GrantCache({ ttlMs: config.security.grant_cache_ttl_ms }));
+  } else {
+    notes.push('privilege checks are not possible: the session layer offers no upstream query for SHOW GRANTS; every user may run every procedure');
+  }
+
+  const refresher = config.upstream
+    ? new FeRefresher({
+        host: config.upstream.host,
+        port: config.upstream.port,
+        tls: config.upstream.tls,
+        connectTimeoutMs: config.upstream.connect_timeout_ms,
+        ...(config.upstream.refresh_user !== undefined ? { user: config.upstream.refresh_user } : {}),
+        ...(config.upstream.refresh_password !== undefined ? { password: config.upstream.refresh_password } : {}),
+        onResult: (outcome, statement, error) => {
+          metrics.refresh(outcome);
+          if (outcome === 'failed') log.warn({ statement, err: error }, 'FE refresh failed');
+        },
+      })
+    : undefined;
+  if (config.upstream && !config.upstream.refresh_user) notes.push('upstream.refresh_user is not set: the FE is not told to REFRESH TABLE after a change');
+
+  const limiter = new HeavyJobLimiter(config.procedures.max_concurrent_heavy);
+  const locks = new TableLockManager();
+  const owner = opts.owner ?? `${config.listen.host}:${config.listen.port}`;
+  const store =
+    config.jobs.store === 'mysql'
+      ? (() => {
+          if (!config.jobs.mysql) throw new Error('jobs.store is mysql but jobs.mysql is not configured');
+          return new MysqlJobStore({ ...config.jobs.mysql, owner, retentionMs: config.jobs.retention_ms });
+        })()
+      : new FileJobStore({ dir: dataDir, owner, retentionMs: config.jobs.retention_ms });
+  const jobs = new JobManager({
+    store,
+    owner,
+    limiter,
+    redact: mask,
+    onStateChange: (rec) => {
+      if (rec.state === 'running') metrics.jobStarted('async');
+      if (rec.state === 'succeeded' || rec.state === 'failed' || rec.state === 'cancelled') {
+        if (rec.startedAt !== null) metrics.jobEnded('async');
+      }
+    },
+  });
+  const { interrupted } = await jobs.open();
+  if (interrupted > 0) notes.push(`${interrupted} job(s) interrupted by the previous process were marked failed (not re-run)`);
+
+  const sessionTimeouts = new SessionTimeouts();
+  const hooks = createOpsHooks({
+    logger: log,
+    metrics,
+    audit,
+    ...(grants ? { grants } : {}),
+    ...(refresher ? { refresher } : {}),
+    locks: { manager: locks, mode: config.procedures.table_lock, waitMs: config.procedures.table_lock_wait_ms },
+    limiter,
+    timeouts: {
+      defaultMs: config.procedures.default_timeout_ms,
+      maxMs: config.procedures.max_timeout_ms,
+      session: (id) => sessionTimeouts.get(id),
+    },
+  });
+  for (const n of notes) log.warn(n);
+
+  return {
+    hooks,
+    frameworkParams: FRAMEWORK_PARAMS,
+    jobProcedures: jobProcedures(() => jobs),
+    jobs,
+    metrics,
+    audit,
+    sessionTimeouts,
+    metricsPort: metricsServer?.port ?? null,
+    startupNotes: notes,
+    isAsync: (req) => isAsyncCall(req.args),
+    submitAsync: (runner, req, caller) => submitAsyncCall(jobs, runner, req, caller, { heavy: DEFAULT_HEAVY_PROCEDURES.has(req.procedure.toLowerCase()) }),
+    async close() {
+      await jobs.close();
+      await refresher?.close();
+      await audit.close();
+      await metricsServer?.close();
+    },
+  };
+}
+
+/**
+ * Default home of the job file and audit file: `.paimon-proxy` inside the first catalog's
+ * warehouse when that is a local directory (so each warehouse keeps its own jobs), else in the
+ * working directory.
+ */
+export function defaultDataDir(config: ProxyConfig): string {
+  const wh = config.catalogs[0]?.warehouse;
+  if (wh !== undefined) {
+    if (wh.startsWith('file://')) return join(new URL(wh).pathname, '.paimon-proxy');
+    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(wh)) return join(resolve(wh), '.paimon-proxy');
+  }
+  return join(process.cwd(), '.paimon-proxy');
+}
