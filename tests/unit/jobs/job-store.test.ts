@@ -131,17 +131,19 @@ describe('FileJobStore across restarts', () => {
     const lines = readFileSync(join(dir, 'jobs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JobRecord);
     assert.deepEqual(new Set(lines.map((l) => l.id)), new Set([ids.done, ids.run]));
   });
-  test('a second live process on the same directory is refused; a stale lock is taken over', async () => {
+  test('a second store on the same directory is refused (other live process, or this one); a stale lock is taken over', async () => {
     const dir = newDir();
     const a = store(dir);
     await a.open();
-    // Our own pid in the lock counts as stale for a new store in the same process, so fake a live other pid: the parent.
+    await assert.rejects(store(dir).open(), /already open in this process/);
+    await a.close();
+    // A live process other than us holds it: the parent (the test runner).
     writeFileSync(join(dir, 'jobs.lock'), String(process.ppid));
     await assert.rejects(store(dir).open(), /in use by process/);
+    // A dead process's lock is taken over.
     writeFileSync(join(dir, 'jobs.lock'), '999999999');
     const b = store(dir);
     await b.open();
     await b.close();
-    await a.close();
   });
 });
