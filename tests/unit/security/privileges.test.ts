@@ -109,3 +109,29 @@ describe('privilege matrix over every procedure', () => {
     });
   }
 });
+
+// The same matrix over the procedures actually registered, with the privilege each declares.
+describe('privilege matrix over the registered procedures (declared privileges)', async () => {
+  const { createDefaultRegistry } = await import('../../../procedures/index.js');
+  const { jobProcedures } = await import('../../../procedures/jobs/job-procedures.js');
+  const { ProcedureRegistry } = await import('../../../procedures/registry.js');
+  const registry = createDefaultRegistry();
+  const all = [...registry.list().map((r) => r.signature), ...new ProcedureRegistry(jobProcedures(() => undefined)).list().map((r) => r.signature)];
+  test('there are procedures to check', () => assert.ok(all.length >= 4));
+  for (const sig of all) {
+    test(`${sig.name} needs ${sig.privilege.privilege} on the ${sig.privilege.on}`, () => {
+      const req = requirementFor(sig.name, sig.privilege, { catalog: 'paimon', database: 'sales', table: 'orders' });
+      const p = sig.privilege.privilege;
+      const obj = req.level === 'table' ? 'paimon.sales.orders' : req.level === 'database' ? 'paimon.sales.*' : 'paimon.*.*';
+      const others = (['SELECT', 'LOAD', 'ALTER', 'CREATE', 'DROP'] as const).filter((x) => x !== p);
+      assert.equal(authorize(who, g(`${p} ON ${obj}`), req).ok, true, 'exactly');
+      assert.equal(authorize(who, g(`${[...others, p].join(', ')} ON *.*.*`), req).ok, true, 'more');
+      const r = authorize(who, g(`${others.join(', ')} ON *.*.*`, `${p} ON paimon.elsewhere.*`, `${p} ON other_catalog.*.*`), req);
+      assert.equal(r.ok, false, 'less');
+      if (!r.ok) assert.equal(r.error.code, req.level === 'table' ? 'TABLE_ACCESS_DENIED' : 'DATABASE_ACCESS_DENIED');
+      if (sig.name in DEFAULT_PROCEDURE_PRIVILEGES) {
+        assert.deepEqual({ privilege: p, on: sig.privilege.on }, { privilege: DEFAULT_PROCEDURE_PRIVILEGES[sig.name]!.privilege, on: DEFAULT_PROCEDURE_PRIVILEGES[sig.name]!.level }, 'declared privilege agrees with the documented default');
+      }
+    });
+  }
+});
