@@ -15,8 +15,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FileIO } from '../file-io.js';
 import { PaimonError } from '../errors.js';
 import type { DataFieldSpec } from './field-type.js';
-import type { InternalRow, KeyValue, RowKindByte } from './internal-row.js';
-import { dataFileLayout, formatFromFileName, formatFromMagic, type DataFileLayout, type TableSchemaLike } from './data-file-layout.js';
+import type { Datum, InternalRow, KeyValue, RowKindByte } from './internal-row.js';
+import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, dataFileLayout, formatFromFileName, formatFromMagic, type TableSchemaLike } from './data-file-layout.js';
 import { connectDuckDB, dataTempDir, fromDuckConverter, localPathOf, quoteIdent, quoteLiteral } from './duckdb-engine.js';
 
 export interface DataFileReadOptions {
@@ -72,18 +72,23 @@ async function fileColumns(conn: DuckDBConnection, local: string): Promise<Set<s
   return new Set(r.getRowObjects().map((o) => String(o.column_name)));
 }
 
+/** A batch of rows in columnar form: `columns[c][r]`. */
+export interface ColumnBatch {
+  rowCount: number;
+  columns: Datum[][];
+}
+
 /**
- * Streams the rows of a data file over the given fields (default: all physical fields of the
- * file's layout), in file order. A field the file lacks reads as null.
+ * Streams a data file column-wise over the given fields (a field the file lacks reads as null),
+ * in file order, one batch per DuckDB chunk (2048 rows).
  */
-export async function* readParquetRows(
+export async function* readParquetColumns(
   fileIO: FileIO,
   path: string,
   fields: readonly DataFieldSpec[],
-  opts: { table?: string; batchSize?: number } = {},
-): AsyncGenerator<InternalRow[]> {
+  opts: { table?: string } = {},
+): AsyncGenerator<ColumnBatch> {
   await checkReadableFormat(fileIO, path, opts.table);
-  const batchSize = opts.batchSize ?? 4096;
   const { local, release } = await localCopy(fileIO, path);
   let conn: DuckDBConnection | null = null;
   try {
@@ -97,27 +102,46 @@ export async function* readParquetRows(
     const select = fields.map((f) => (present.has(f.name) ? quoteIdent(f.name) : `NULL AS ${quoteIdent(f.name)}`));
     const converters = fields.map((f) => fromDuckConverter(f.type));
     const result = await conn.stream(`SELECT ${select.length ? select.join(', ') : '1'} FROM read_parquet(${quoteLiteral(local)}, hive_partitioning = false)`);
-    let batch: InternalRow[] = [];
     for await (const chunk of result) {
       const n = chunk.rowCount;
       if (n === 0) continue;
-      const cols = fields.length ? chunk.getColumns() : [];
-      const converted = cols.map((col, i) => col.map(converters[i]));
-      for (let r = 0; r < n; r++) {
-        const row: InternalRow = new Array(fields.length);
-        for (let c = 0; c < converted.length; c++) row[c] = converted[c][r];
-        batch.push(row);
+      const columns: Datum[][] = new Array(fields.length);
+      for (let c = 0; c < fields.length; c++) {
+        const vec = chunk.getColumnVector(c);
+        const conv = converters[c];
+        const out: Datum[] = new Array(n);
+        for (let r = 0; r < n; r++) out[r] = conv(vec.getItem(r));
+        columns[c] = out;
       }
-      if (batch.length >= batchSize) {
-        yield batch;
-        batch = [];
-      }
+      yield { rowCount: n, columns };
     }
-    if (batch.length > 0) yield batch;
   } finally {
     conn?.closeSync();
     await release();
   }
+}
+
+/** Streams the rows of a data file over the given fields, in file order, in batches. */
+export async function* readParquetRows(
+  fileIO: FileIO,
+  path: string,
+  fields: readonly DataFieldSpec[],
+  opts: { table?: string; batchSize?: number } = {},
+): AsyncGenerator<InternalRow[]> {
+  const batchSize = opts.batchSize ?? 4096;
+  let batch: InternalRow[] = [];
+  for await (const { rowCount, columns } of readParquetColumns(fileIO, path, fields, opts)) {
+    for (let r = 0; r < rowCount; r++) {
+      const row: InternalRow = new Array(columns.length);
+      for (let c = 0; c < columns.length; c++) row[c] = columns[c][r];
+      batch.push(row);
+    }
+    if (batch.length >= batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** Streams all physical rows of a data file (for PK files: `_KEY_`..., seq, kind, values). */
@@ -126,25 +150,33 @@ export function readDataFile(o: DataFileReadOptions): AsyncGenerator<InternalRow
   return readParquetRows(o.fileIO, o.path, layout.physicalFields, o);
 }
 
-/**
- * Streams the records of a primary-key table file as KeyValues, in file (= key) order. In thin
- * mode the key is taken from the value columns, as Java does from 1.0 on.
- */
+/** Streams the records of a primary-key table file as KeyValues, in file (= key) order. */
 export async function* readKeyValues(o: DataFileReadOptions): AsyncGenerator<KeyValue[]> {
   const layout = dataFileLayout(o.schema);
   if (!layout.isPrimaryKey) throw new PaimonError('INVALID_ARGUMENT', `${o.path} belongs to a table without primary key`);
-  const fields = [...layout.keyFields, ...layout.physicalFields.filter((f) => !f.name.startsWith('_KEY_'))];
   const nKey = layout.keyFields.length;
-  for await (const rows of readParquetRows(o.fileIO, o.path, fields, o)) {
-    yield rows.map((r) => toKeyValue(layout, r, nKey));
+  const nValue = layout.valueFields.length;
+  // The key is taken from the value columns, as Java does from 1.0 on (FormatReaderMapping
+  // trims the _KEY_ fields): this reads thin-mode files and full files alike, and reads less.
+  const fields = [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...layout.valueFields];
+  const keyIdx = layout.keyValueIndexes;
+  const batchSize = o.batchSize ?? 4096;
+  let out: KeyValue[] = [];
+  for await (const { rowCount, columns } of readParquetColumns(o.fileIO, o.path, fields, o)) {
+    const seq = columns[0], kind = columns[1];
+    for (let r = 0; r < rowCount; r++) {
+      const value: InternalRow = new Array(nValue);
+      for (let c = 0; c < nValue; c++) value[c] = columns[2 + c][r];
+      const key: InternalRow = new Array(nKey);
+      for (let k = 0; k < nKey; k++) key[k] = value[keyIdx[k]];
+      out.push({ key, sequenceNumber: seq[r] as bigint, valueKind: kind[r] as RowKindByte, value });
+    }
+    if (out.length >= batchSize) {
+      yield out;
+      out = [];
+    }
   }
-}
-
-function toKeyValue(layout: DataFileLayout, r: InternalRow, nKey: number): KeyValue {
-  const value = r.slice(nKey + 2);
-  let key = r.slice(0, nKey);
-  if (key.some((k) => k === null)) key = layout.keyValueIndexes.map((i) => value[i]);
-  return { key, sequenceNumber: r[nKey] as bigint, valueKind: Number(r[nKey + 1]) as RowKindByte, value };
+  if (out.length > 0) yield out;
 }
 
 /** Streams the table-level rows of a data file: all fields for append files, the value part for PK files. */

@@ -263,20 +263,26 @@ abstract class RollingDataFileWriter {
     return this.written;
   }
 
-  protected async addPhysical(row: InternalRow): Promise<void> {
+  /**
+   * Adds one physical row. Synchronous on the hot path: returns a promise only when the file
+   * must be opened or has reached its target size and is being finished.
+   */
+  protected addPhysical(row: InternalRow): Promise<void> | undefined {
     if (this.closed) throw new PaimonError('INVALID_ARGUMENT', `${this.where}: writer already closed`);
-    if (!this.sink) await this.openFile();
+    if (!this.sink) return this.openFile().then(() => this.addPhysical(row));
     let size = 0;
+    const stats = this.stats;
     for (let i = 0; i < row.length; i++) {
       const v = row[i];
-      this.stats[i].add(v);
+      stats[i].add(v);
       size += sizeOf(v);
     }
-    this.sink!.add(row);
+    this.sink.add(row);
     this.rowCount++;
     this.estimatedBytes += size;
     this.onRowAdded(row);
-    if (this.estimatedBytes * this.ratio >= this.target) await this.finishFile();
+    if (this.estimatedBytes * this.ratio >= this.target) return this.finishFile();
+    return undefined;
   }
 
   protected abstract onRowAdded(row: InternalRow): void;
@@ -383,7 +389,8 @@ export class KeyValueDataFileWriter extends RollingDataFileWriter {
         ? [kv.sequenceNumber, kv.valueKind, ...kv.value]
         : [...kv.key, kv.sequenceNumber, kv.valueKind, ...kv.value];
       this.pendingKv = kv;
-      await this.addPhysical(row);
+      const p = this.addPhysical(row);
+      if (p) await p;
     }
   }
 
@@ -465,7 +472,10 @@ export class AppendDataFileWriter extends RollingDataFileWriter {
   }
 
   async write(rows: Iterable<InternalRow>): Promise<void> {
-    for (const row of rows) await this.addPhysical(row);
+    for (const row of rows) {
+      const p = this.addPhysical(row);
+      if (p) await p;
+    }
   }
 
   /** The sequence number the next row will get. */
