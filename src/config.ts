@@ -184,6 +184,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   const config = result.data;
   // Paths in the file are relative to the file.
   if (config.users_file && !isAbsolute(config.users_file)) config.users_file = resolve(baseDir, config.users_file);
+  if (config.upstream?.tls_ca) config.upstream.tls_ca = resolve(baseDir, config.upstream.tls_ca);
   if (config.listen.tls) {
     config.listen.tls.cert = resolve(baseDir, config.listen.tls.cert);
     config.listen.tls.key = resolve(baseDir, config.listen.tls.key);

@@ -5,13 +5,14 @@
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { SecureContext } from 'node:tls';
-import { isLoopbackHost } from './config.js';
+import { readFileSync } from 'node:fs';
+import { ConfigError, isLoopbackHost } from './config.js';
 import type { ProxyConfig } from './config-schema.js';
 import type { Logger } from './observability/logger.js';
 import type { StatementRouter } from './route.js';
 import { Session, SessionRegistry, type ProxyStats } from './session.js';
 import { loadSecureContext } from './tls.js';
-import type { UpstreamOptions } from './upstream.js';
+import type { UpstreamOptions, UpstreamTlsOptions } from './upstream.js';
 import { resolveLocalUsers, type LocalUsers } from './users-file.js';
 
 /** What the standalone greeting says; 5.7.99 like Doris, so clients pick the same code paths. */
@@ -34,6 +35,7 @@ export class ProxyServer {
     private readonly opts: ProxyServerOptions,
     private readonly secureContext: SecureContext | null,
     private readonly users: LocalUsers | null,
+    private readonly upstreamTls: UpstreamTlsOptions | null,
   ) {}
 
   /** Validates the start-up preconditions (throws ConfigError with a precise message). */
@@ -53,7 +55,21 @@ export class ProxyServer {
     } else if (config.users_file) {
       logger.warn('users_file is ignored while an upstream FE is configured: the FE authenticates every client (pass-through)');
     }
-    return new ProxyServer(opts, secureContext, users);
+    let upstreamTls: UpstreamTlsOptions | null = null;
+    const up = config.upstream;
+    if (up?.tls) {
+      let ca: Buffer | undefined;
+      if (up.tls_ca) {
+        try {
+          ca = readFileSync(up.tls_ca);
+        } catch (e) {
+          throw new ConfigError(`cannot read upstream.tls_ca ${up.tls_ca}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+        }
+      }
+      if (!up.tls_verify) logger.warn('upstream.tls_verify is false: the FE certificate is not checked (testing only)');
+      upstreamTls = { ca, verify: up.tls_verify, servername: up.tls_servername ?? up.host };
+    }
+    return new ProxyServer(opts, secureContext, users, upstreamTls);
   }
 
   get address(): AddressInfo | null {
@@ -73,11 +89,9 @@ export class ProxyServer {
           port: config.upstream.port,
           connectTimeoutMs: config.upstream.connect_timeout_ms,
           proxyProtocol: config.upstream.proxy_protocol,
+          tls: this.upstreamTls,
         }
       : null;
-    if (config.upstream?.tls) {
-      logger.warn('upstream.tls is set but TLS toward the FE is not implemented yet: the proxy connects to the FE in plain TCP');
-    }
     const server = createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 }, (socket: Socket) => {
       this.stats.connectionsAccepted++;
       const session = new Session(socket, {
@@ -121,6 +135,7 @@ export class ProxyServer {
             upstream: upstream ? `${upstream.host}:${upstream.port}` : null,
             proxyProtocol: upstream?.proxyProtocol ?? false,
             tls: this.secureContext !== null,
+            upstreamTls: upstream?.tls ? (upstream.tls.verify ? 'verified' : 'unverified') : false,
             catalogs: config.catalogs.map((c) => c.name),
             loopback: isLoopbackHost(config.listen.host),
           },

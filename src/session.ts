@@ -60,6 +60,7 @@ import {
 import { buildEof, buildErr, buildOk, type ErrPacket } from '../protocol/generic-response.js';
 import {
   buildHandshakeV10,
+  buildSslRequest,
   editGreetingCapabilities,
   editHandshakeResponse,
   isSslRequest,
@@ -76,7 +77,7 @@ import type { Logger } from './observability/logger.js';
 import type { LocalReply, Route, SessionView, StatementRouter } from './route.js';
 import { maskText } from './security/masking.js';
 import { upgradeToTls } from './tls.js';
-import { connectUpstream, type UpstreamOptions } from './upstream.js';
+import { connectUpstream, upgradeUpstream, type UpstreamOptions } from './upstream.js';
 import type { LocalUsers } from './users-file.js';
 
 /** MariaDB's CLIENT_PROGRESS_OBSOLETE (MySQL's CLIENT_CAPABILITY_EXTENSION): progress packets change the stream. */
@@ -182,6 +183,8 @@ export class Session implements SessionView {
   private capabilities = 0;
   /** Capabilities offered in the greeting the client saw. */
   private offered = 0;
+  /** Capabilities the FE's own greeting offered. */
+  private upstreamOffered = 0;
   private statusFlags = SERVER_STATUS_AUTOCOMMIT;
   private clientTls = false;
   private readonly clientReader = new PacketReader(MAX_COMMAND_PAYLOAD);
@@ -353,6 +356,7 @@ export class Session implements SessionView {
     let caps = g.capabilities & ~RELAY_MASKED_CAPABILITIES & ~CLIENT_PROGRESS_OBSOLETE;
     caps = this.deps.secureContext ? caps | CLIENT_SSL : caps & ~CLIENT_SSL;
     this.offered = caps >>> 0;
+    this.upstreamOffered = g.capabilities;
     // Keep the FE's connection id and scramble: the client's answer is checked by the FE itself.
     const edited = editGreetingCapabilities(p.payload, this.offered, true);
     this.client.write(encodePacket(edited, p.seq));
@@ -451,12 +455,49 @@ export class Session implements SessionView {
     const { catalog, database } = splitCatalogDb(r.database);
     this.currentCatalog = catalog;
     this.currentDatabase = database;
-    // The upstream leg is plain: no SSL bit, and its HandshakeResponse is seq 1.
     const forwardedCaps = (r.capabilities & ~RELAY_MASKED_CAPABILITIES & ~CLIENT_PROGRESS_OBSOLETE & ~CLIENT_SSL) >>> 0;
-    const upstreamSeq = 1;
-    this.seqDelta = (p.seq - upstreamSeq) & 0xff;
-    this.phase = 'auth';
-    this.writeUpstream(encodePacket(editHandshakeResponse(p.payload, forwardedCaps), upstreamSeq));
+    const tlsOpts = this.deps.upstream?.tls ?? null;
+    if (tlsOpts === null) {
+      // A plain upstream leg: no SSL bit, and its HandshakeResponse is seq 1.
+      this.seqDelta = (p.seq - 1) & 0xff;
+      this.phase = 'auth';
+      this.writeUpstream(encodePacket(editHandshakeResponse(p.payload, forwardedCaps), 1));
+      return;
+    }
+    // A TLS upstream leg: our SSLRequest (seq 1), the TLS handshake, then the response (seq 2).
+    if (!(this.upstreamOffered & CLIENT_SSL)) {
+      this.failConnection(
+        { errno: ER_HANDSHAKE_ERROR, sqlState: '08S01', message: 'paimon-procedure-proxy: upstream.tls is set but the FE does not offer TLS' },
+        (p.seq + 1) & 0xff,
+        'upstream without tls',
+      );
+      return;
+    }
+    const response = editHandshakeResponse(p.payload, (forwardedCaps | CLIENT_SSL) >>> 0);
+    this.seqDelta = (p.seq - 2) & 0xff;
+    this.phase = 'tls';
+    const plain = this.upstream!;
+    plain.write(encodePacket(buildSslRequest({ capabilities: forwardedCaps, maxPacketSize: r.maxPacketSize, characterSet: r.characterSet }), 1));
+    plain.removeListener('data', this.onUpstreamData);
+    plain.removeListener('close', this.onUpstreamClose);
+    upgradeUpstream(plain, this.deps.upstream!).then(
+      (secure) => {
+        if (this.phase === 'closed') {
+          secure.destroy();
+          return;
+        }
+        this.upstream = secure;
+        secure.on('data', this.onUpstreamData);
+        secure.on('error', this.onUpstreamError);
+        secure.on('close', this.onUpstreamClose);
+        this.phase = 'auth';
+        this.writeUpstream(encodePacket(response, 2));
+      },
+      (e: Error) => {
+        this.log.warn({ client: this.clientAddress }, e.message);
+        this.failConnection({ errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message: `paimon-procedure-proxy: ${e.message}` }, (p.seq + 1) & 0xff, 'upstream tls failed');
+      },
+    );
   }
 
   private relayUpstreamAuth(p: Packet): void {

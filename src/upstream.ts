@@ -4,14 +4,47 @@
  * PROXY protocol v1 line goes first, so Doris (`enable_proxy_protocol=true`) sees the real
  * client address for its host-based grants and audit.
  */
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
+import { checkServerIdentity, connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { buildProxyV1Header } from '../protocol/proxy-protocol.js';
+
+export interface UpstreamTlsOptions {
+  /** PEM CA bundle (or the FE's self-signed certificate); undefined: the system CAs. */
+  ca?: Buffer;
+  verify: boolean;
+  servername: string;
+}
 
 export interface UpstreamOptions {
   host: string;
   port: number;
   connectTimeoutMs: number;
   proxyProtocol: boolean;
+  /** TLS toward the FE (SSLRequest, then TLS, then the HandshakeResponse); null: plain TCP. */
+  tls: UpstreamTlsOptions | null;
+}
+
+/**
+ * Upgrades the upstream socket after our SSLRequest. Resolves with the TLS socket once the FE's
+ * certificate is accepted; rejects with a message that names the FE.
+ */
+export function upgradeUpstream(socket: Socket, o: UpstreamOptions): Promise<TLSSocket> {
+  const t = o.tls!;
+  return new Promise((resolvePromise, reject) => {
+    const s = tlsConnect({
+      socket,
+      ca: t.ca,
+      rejectUnauthorized: t.verify,
+      servername: isIP(t.servername) ? undefined : t.servername,
+      checkServerIdentity: t.verify ? (_host, cert) => checkServerIdentity(t.servername, cert) : () => undefined,
+    });
+    const onError = (e: Error) => reject(new UpstreamConnectError(`TLS to the upstream FE at ${o.host}:${o.port} failed: ${e.message}`, 'ETLS'));
+    s.once('error', onError);
+    s.once('secureConnect', () => {
+      s.off('error', onError);
+      resolvePromise(s);
+    });
+  });
 }
 
 export interface ClientEndpoints {

@@ -162,6 +162,45 @@ describe('relay: connection phase and control commands', () => {
     }
   });
 
+  test('TLS toward the FE (upstream.tls): verified against its certificate, with plain or TLS clients', async () => {
+    const ca = process.env.MARIADB_TLS_CERT;
+    if (!ca) throw new Error('MARIADB_TLS_CERT is not set: tests/setup/mariadb.sh starts MariaDB with a certificate');
+    const db = mariadb();
+    const dir = tmpDir('tls-up');
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    const p = await startTestProxy(
+      proxyConfig({
+        listen: { host: '127.0.0.1', port: 0, tls: { cert, key } },
+        upstream: { host: '127.0.0.1', port: db.port, tls: true, tls_ca: ca },
+      }),
+    );
+    try {
+      for (const ssl of [undefined, { rejectUnauthorized: false }]) {
+        const c = await connect(p.address.port, { ssl });
+        const [rows] = await c.query("SHOW SESSION STATUS LIKE 'Ssl_version'");
+        assert.match((rows as { Value: string }[])[0].Value, /^TLSv1\.[23]$/, 'MariaDB sees a TLS session');
+        const [u] = await c.query('SELECT CURRENT_USER() AS u, CONNECTION_ID() AS id');
+        assert.deepEqual(u, [{ u: 'app@127.0.0.1', id: c.threadId }]);
+        await c.end();
+        const bad = await captureError(connect(p.address.port, { ssl, password: 'wrong' }));
+        assert.equal(bad.errno, 1045);
+      }
+    } finally {
+      await p.close();
+    }
+    // a certificate that the CA does not vouch for is refused, with a message naming the FE
+    const wrongCa = await startTestProxy(proxyConfig({ upstream: { host: '127.0.0.1', port: db.port, tls: true, tls_ca: cert } }));
+    try {
+      const e = await captureError(connect(wrongCa.address.port));
+      assert.equal(e.errno, 1105);
+      assert.match(String(e.sqlMessage), /TLS to the upstream FE at 127\.0\.0\.1:\d+ failed/);
+    } finally {
+      await wrongCa.close();
+    }
+  });
+
   test('an unreachable FE gives the client a clear error and the proxy keeps running', async () => {
     const dead = await freePort();
     const p = await startTestProxy(proxyConfig({ upstream: { host: '127.0.0.1', port: dead } }));

@@ -6,6 +6,7 @@
 # mariadb_start runs a private instance (never the packaged service) on a free loopback port,
 # with the general log on, and exports:
 #   MARIADB_PORT MARIADB_SOCKET MARIADB_GENERAL_LOG MARIADB_USER MARIADB_PASSWORD MARIADB_DIR
+#   MARIADB_TLS_CERT (the server's self-signed certificate: TLS is offered, not required)
 #   CONNECTOR_J_JAR
 
 MARIADB_ROOT_DIR="${MARIADB_ROOT_DIR:-$(pwd)/.tmp/mariadb}"
@@ -38,6 +39,9 @@ mariadb_start() {
   mariadb_stop # an instance left over from an interrupted run
   rm -rf "$d"; mkdir -p "$d"
   port=$(_mariadb_free_port)
+  # A self-signed certificate so the proxy's TLS toward the FE can be tested (TLS stays optional).
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/server-key.pem" -out "$d/server-cert.pem" -days 2 \
+    -subj '/CN=localhost' -addext 'subjectAltName=DNS:localhost,IP:127.0.0.1' >/dev/null 2>&1
   mariadb-install-db --no-defaults --user="$u" --datadir="$d/data" \
     --auth-root-authentication-method=normal --skip-test-db >"$d/install.log" 2>&1
   # --no-defaults must come first, or /etc/mysql/my.cnf applies.
@@ -46,6 +50,7 @@ mariadb_start() {
     --general-log=1 --general-log-file="$d/general.log" --skip-name-resolve \
     --max-connections=3000 --max-allowed-packet=64M --local-infile=1 \
     --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 \
+    --ssl-cert="$d/server-cert.pem" --ssl-key="$d/server-key.pem" \
     >"$d/stdout.log" 2>&1 &
   for i in $(seq 120); do
     if mariadb-admin --no-defaults -uroot -S "$d/mysqld.sock" ping >/dev/null 2>&1; then break; fi
@@ -65,6 +70,7 @@ SQL
   export MARIADB_PORT="$port"
   export MARIADB_SOCKET="$d/mysqld.sock"
   export MARIADB_GENERAL_LOG="$d/general.log"
+  export MARIADB_TLS_CERT="$d/server-cert.pem"
   export MARIADB_USER=app
   export MARIADB_PASSWORD=app-pass
   export CONNECTOR_J_JAR="$CONNECTOR_J_DIR/mysql-connector-j-$CONNECTOR_J_VERSION.jar"
