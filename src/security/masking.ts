@@ -83,23 +83,99 @@ export function clearRegisteredSecrets(): void {
 // ---------------------------------------------------------------------------------------------
 // Free text.
 
-const KEY_FRAGMENT_RE =
-  'secret|password|passwd|passphrase|pwd|token|access[-_.]?key|credential|private[-_.]?key|api[-_.]?key|authorization|signature|session[-_.]?key';
+/**
+ * Fragments that make a key in free text name a secret. Free text is scanned by hand from each
+ * fragment outwards (not with one big regular expression, whose backtracking is quadratic on
+ * long runs of name characters: a 100 kB statement took 50 s).
+ */
+const KEY_FRAGMENT_SCAN = /secret|password|passwd|passphrase|pwd|token|access[-_.]?key|credential|private[-_.]?key|api[-_.]?key|authorization|signature|session[-_.]?key/gi;
+
+function isKeyChar(c: string | undefined): boolean {
+  return c !== undefined && /[A-Za-z0-9_.\-]/.test(c);
+}
+
+function isBlank(c: string | undefined): boolean {
+  return c === ' ' || c === '\t' || c === '\n' || c === '\r';
+}
+
+const BARE_VALUE_STOP = new Set([' ', '\t', '\n', '\r', ',', ';', '&', '(', ')', "'", '"', '}', ']']);
+
+/** End (exclusive) of a quoted value starting at `i` (SQL '' doubling and backslash escapes), or -1. */
+function quotedEnd(text: string, i: number): number {
+  const q = text[i];
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text[j];
+    if (c === '\\') {
+      j++;
+      continue;
+    }
+    if (c === q) {
+      if (text[j + 1] === q) {
+        j++;
+        continue;
+      }
+      return j + 1;
+    }
+  }
+  return -1;
+}
 
 /**
- * `key <sep> value` where key names a secret. The key may be quoted with ', " or `; the
- * separator is `=`, `=>`, `:` (JSON/YAML) or `IS`; the value is a quoted string (with SQL ''
- * or backslash escapes) or a bare run up to a delimiter.
+ * `key <sep> value` where key names a secret: the key may be quoted with ', " or `; the
+ * separator is `=`, `=>` or `:` (JSON, YAML, headers) with blanks around; the value is a quoted
+ * string or a bare run up to a delimiter (a bare run followed by `(` is a function call, as in
+ * `PASSWORD('...')`, and is left to the SQL rules).
  */
-const KEY_VALUE_RE = new RegExp(
-  // 1: opening quote of the key, 2: the key, then the matching closing quote
-  `(['"\`]?)([A-Za-z0-9_.\\-]*(?:${KEY_FRAGMENT_RE})[A-Za-z0-9_.\\-]*)\\1` +
-    // 3: separator with surrounding blanks
-    `(\\s*(?:=>|=|:)\\s*)` +
-    // 4: the value
-    `('(?:[^'\\\\]|\\\\.|'')*'|"(?:[^"\\\\]|\\\\.|"")*"|[^\\s,;&()'"}\\]]+(?![\\w(]))`,
-  'gi',
-);
+function maskKeyValues(text: string): string {
+  let out = '';
+  let copied = 0;
+  let examinedUntil = 0;
+  KEY_FRAGMENT_SCAN.lastIndex = 0;
+  for (let m = KEY_FRAGMENT_SCAN.exec(text); m !== null; m = KEY_FRAGMENT_SCAN.exec(text)) {
+    if (m.index < examinedUntil) continue;
+    let ks = m.index;
+    while (ks > 0 && isKeyChar(text[ks - 1])) ks--;
+    let ke = m.index + m[0].length;
+    while (ke < text.length && isKeyChar(text[ke])) ke++;
+    examinedUntil = ke;
+    KEY_FRAGMENT_SCAN.lastIndex = Math.max(KEY_FRAGMENT_SCAN.lastIndex, ke);
+    const open = text[ks - 1];
+    let i = ke;
+    let quotedKey = false;
+    if ((open === "'" || open === '"' || open === '`') && text[ke] === open) {
+      quotedKey = true;
+      i++;
+    }
+    while (isBlank(text[i])) i++;
+    let sep = '';
+    if (text.startsWith('=>', i)) sep = '=>';
+    else if (text[i] === '=' || text[i] === ':') sep = text[i]!;
+    if (sep === '' || text.startsWith('://', i)) continue;
+    i += sep.length;
+    while (isBlank(text[i])) i++;
+    const vs = i;
+    let ve: number;
+    let replacement: string;
+    const c = text[vs];
+    if (c === "'" || c === '"') {
+      ve = quotedEnd(text, vs);
+      if (ve < 0) ve = text.length;
+      replacement = `${c}${MASK}${c}`;
+    } else {
+      ve = vs;
+      while (ve < text.length && !BARE_VALUE_STOP.has(text[ve]!)) ve++;
+      if (ve === vs || text[ve] === '(') continue;
+      // "unexpected token: )" in a parser message is not a secret; a bare `token: <value>` is.
+      if (!quotedKey && sep === ':' && text.slice(ks, ke).toLowerCase() === 'token' && ve - vs < 4) continue;
+      replacement = MASK;
+    }
+    out += text.slice(copied, vs) + replacement;
+    copied = ve;
+    examinedUntil = ve;
+    KEY_FRAGMENT_SCAN.lastIndex = ve;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
 
 /** `IDENTIFIED BY [PASSWORD] '...'`, `IDENTIFIED WITH plugin AS|BY '...'`, `USING '...'`, `PASSWORD('...')`. */
 const SQL_PASSWORD_RES: RegExp[] = [
@@ -109,10 +185,25 @@ const SQL_PASSWORD_RES: RegExp[] = [
   /(\bPASSWORD\s*\(\s*)('(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*")/gi,
 ];
 
-/** `scheme://user:password@host` */
-const URL_USERINFO_RE = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)([^\s@/]+)(@)/gi;
-
-/** `Authorization: Bearer xyz` / `AWS4-HMAC-SHA256 Credential=...` are covered by KEY_VALUE_RE. */
+/** `scheme://user:password@host`: the password is masked. */
+function maskUrlUserInfo(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', at + 3)) {
+    const start = at + 3;
+    let i = start;
+    // user part up to ':'
+    while (i < text.length && !/[\s/:@]/.test(text[i]!)) i++;
+    if (i === start || text[i] !== ':') continue;
+    const ps = i + 1;
+    let pe = ps;
+    while (pe < text.length && !/[\s@/]/.test(text[pe]!)) pe++;
+    if (pe === ps || text[pe] !== '@') continue;
+    out += text.slice(copied, ps) + MASK;
+    copied = pe;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
 
 function maskQuoted(v: string): string {
   const q = v[0];
@@ -123,17 +214,11 @@ function maskQuoted(v: string): string {
 /** Mask secrets inside free text (SQL, option strings, messages, stack traces). */
 export function maskText(text: string): string {
   if (text.length === 0) return text;
-  let out = text.replace(KEY_VALUE_RE, (m, q: string, key: string, sep: string, value: string) => {
-    // "unexpected token: )" in a parser message is not a secret; a bare `token:` is.
-    if (q === '' && key.toLowerCase() === 'token' && sep.trim() === ':' && !/^['"]/.test(value) && value.length < 4) {
-      return m;
-    }
-    return `${q}${key}${q}${sep}${maskQuoted(value)}`;
-  });
+  let out = maskKeyValues(text);
   for (const re of SQL_PASSWORD_RES) {
     out = out.replace(re, (_m, pre: string, value: string) => `${pre}${maskQuoted(value)}`);
   }
-  out = out.replace(URL_USERINFO_RE, (_m, pre: string, _pw: string, at: string) => `${pre}${MASK}${at}`);
+  out = maskUrlUserInfo(out);
   if (knownSecrets.size > 0) {
     for (const s of knownSecrets) {
       if (out.includes(s)) out = out.split(s).join(MASK);

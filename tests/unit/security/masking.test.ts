@@ -98,3 +98,12 @@ test('maskRows masks the value column of secret keys in SHOW-style rows', () => 
   const rows = maskRows([['s3.secret-key', 'abc'], ['s3.endpoint', 'http://x']], 0, 1);
   assert.deepEqual(rows, [['s3.secret-key', MASK], ['s3.endpoint', 'http://x']]);
 });
+
+test('large and pathological inputs are masked correctly (scanner, not a backtracking regex)', () => {
+  const big = 'a.b-c_'.repeat(300_000) + " password='pw-tail-1'";
+  assert.ok(maskText(big).endsWith(`password='${MASK}'`));
+  const frag = 'secret'.repeat(200_000) + '=v1';
+  assert.equal(maskText(frag), 'secret'.repeat(200_000) + `=${MASK}`);
+  const urls = 'x://a:b@c '.repeat(100_000);
+  assert.ok(!maskText(urls).includes(':b@'));
+});
