@@ -87,6 +87,8 @@ const CLIENT_QUEUE_HIGH_WATER = 1 << 20;
 /** Largest command the proxy accepts from a client (MySQL's max_allowed_packet upper bound). */
 const MAX_COMMAND_PAYLOAD = 1 << 30;
 const ER_SECURE_TRANSPORT_REQUIRED = 3159;
+/** Like MySQL's connect_timeout, but generous: the FE's own auth (LDAP) may be slow. */
+const HANDSHAKE_TIMEOUT_MS = 30_000;
 const ER_UNSUPPORTED_PS = 1295;
 const ER_UNKNOWN_STMT_HANDLER = 1243;
 
@@ -199,6 +201,7 @@ export class Session implements SessionView {
   /** Set by a forwarded command whose success must update session state. */
   private onUpstreamOk: (() => void) | null = null;
   private localRunning: AbortController | null = null;
+  private handshakeTimer: NodeJS.Timeout | null = null;
   private upstreamPausedByClient = false;
   private clientPausedByUpstream = false;
   private clientPausedByQueue = false;
@@ -218,6 +221,14 @@ export class Session implements SessionView {
   // ---- lifecycle -------------------------------------------------------------------------
 
   start(): void {
+    // A client that never finishes the connection phase must not hold a slot (and an FE session).
+    this.handshakeTimer = setTimeout(() => {
+      if (this.phase !== 'command' && this.phase !== 'closed') {
+        this.log.info({ client: this.clientAddress }, 'connection phase timed out');
+        this.close('handshake timeout');
+      }
+    }, HANDSHAKE_TIMEOUT_MS);
+    this.handshakeTimer.unref();
     if (this.deps.upstream) void this.connectUpstream(this.deps.upstream);
     else this.greetStandalone();
   }
@@ -259,6 +270,7 @@ export class Session implements SessionView {
     if (this.phase === 'closed') return;
     const wasCommand = this.phase === 'command';
     this.phase = 'closed';
+    if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
     this.deps.registry.remove(this);
     this.localRunning?.abort(new Error(reason));
     this.tracker.abort();
@@ -524,6 +536,7 @@ export class Session implements SessionView {
 
   private enterCommandPhase(): void {
     this.phase = 'command';
+    if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
     this.tracker = new ResponseTracker(this.capabilities);
     this.tracker.lastStatusFlags = this.statusFlags;
     this.deps.registry.add(this);

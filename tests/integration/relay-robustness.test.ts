@@ -6,7 +6,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import mysql from 'mysql2';
-import { connect, mariadb, rssOf, startChildProxy, type ChildProxy } from './wire-helpers.js';
+import { connect, mariadb, RawClient, rssOf, startChildProxy, type ChildProxy } from './wire-helpers.js';
 
 let proxy: ChildProxy;
 
@@ -86,6 +86,41 @@ describe('relay robustness', () => {
     assert.equal(rows, 2_000_000);
     const grew = peak - before;
     assert.ok(grew < 100 * 1024 * 1024, `proxy RSS grew by ${(grew / 1048576).toFixed(1)} MiB while the client was not reading`);
+  });
+
+  test('garbage from clients, in the connection phase and after it, never takes the proxy down', async () => {
+    const { connect: netConnect } = await import('node:net');
+    const { randomBytes } = await import('node:crypto');
+    const send = (chunks: Buffer[], waitMs: number) =>
+      new Promise<void>((resolvePromise) => {
+        const s = netConnect({ host: '127.0.0.1', port: proxy.port });
+        s.on('error', () => undefined);
+        s.on('connect', () => {
+          for (const c of chunks) s.write(c);
+          setTimeout(() => {
+            s.destroy();
+            resolvePromise();
+          }, waitMs);
+        });
+      });
+    for (let i = 0; i < 30; i++) {
+      const len = i % 3 === 0 ? 0xffffff : (i * 7919) % 300;
+      const header = Buffer.from([len & 0xff, (len >> 8) & 0xff, len >> 16, i % 4]);
+      await send([header, randomBytes(Math.min(len, 4096) + (i % 5))], 30);
+      await send([randomBytes(1 + ((i * 131) % 200))], 10);
+    }
+    // a well-formed handshake followed by malformed command packets
+    const db = mariadb();
+    const raw = new RawClient();
+    await raw.connect(proxy.port, db.user, db.password, 'proxytest');
+    const resp = await raw.command(Buffer.from([0x16])); // COM_STMT_PREPARE with no SQL: the FE answers ERR
+    assert.equal(resp[0][4], 0xff);
+    raw.close();
+    const c = await connect(proxy.port, { user: db.user, password: db.password });
+    const [rows] = await c.query('SELECT 1 AS alive');
+    assert.deepEqual(rows, [{ alive: 1 }]);
+    await c.end();
+    assert.doesNotMatch(proxy.log(), /"level":(50|60)/, 'no error or fatal logged');
   });
 
   test('1,000 concurrent connections are accepted and served', async () => {
