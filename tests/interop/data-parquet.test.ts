@@ -8,11 +8,9 @@
  */
 import { test, describe, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { parseJson, JsonDecimal, type JsonValue, type JsonObject } from '../../src/paimon/json.js';
+import { java, pypaimon, tempWarehouse, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec } from './peers.js';
 import { LocalFileIO } from '../../src/paimon/local-file-io.js';
 import { readKeyValues, readValueRows } from '../../src/paimon/data/parquet-reader.js';
 import { AppendDataFileWriter, KeyValueDataFileWriter } from '../../src/paimon/data/parquet-writer.js';
@@ -22,24 +20,15 @@ import { Decimal, Timestamp, type Datum, type InternalRow, type KeyValue } from 
 import type { TableSchemaLike } from '../../src/paimon/data/data-file-layout.js';
 import type { DataFileMeta } from '../../src/paimon/data-file-meta.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const VERSIONS = ['1.4.2', '2.0.0'];
-const statsCompat = (version: string): '1' | '2' => (version.startsWith('1.') ? '1' : '2');
-const work = mkdtempSync(join(process.env.TEST_TMP ?? '/tmp', 'data-parquet-'));
+const VERSIONS: PaimonJavaVersion[] = ['1.4', '2.0'];
+const statsCompat = (version: PaimonJavaVersion): '1' | '2' => (version === '1.4' ? '1' : '2');
 const io = new LocalFileIO();
 after(async () => {
   await closeDataEngine();
-  rmSync(work, { recursive: true, force: true });
 });
 
-function paimonJava(version: string, args: string[]): string {
-  const dir = join(ROOT, 'tests/interop/java');
-  const cp = `${join(dir, `lib-${version}`)}/*:${join(dir, `lib-classes-${version}`)}`;
-  if (!existsSync(join(dir, `lib-classes-${version}`, 'PaimonTool.class'))) {
-    throw new Error(`Paimon Java ${version} peer is not built (tests/setup/paimon-java.sh)`);
-  }
-  return execFileSync('java', ['-cp', cp, 'PaimonTool', ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
-}
+type JsonValue = Json | undefined;
+type JsonObject = JsonObj;
 
 // ------------------------------------------------------------------ canonical rendering
 
@@ -50,12 +39,11 @@ function numText(n: number): string {
   return Object.is(n, -0) ? '-0' : String(n);
 }
 
-/** Java's JSON rendering, normalised: every number becomes its text. */
-function normJava(v: JsonValue | undefined): unknown {
+/** A peer's canonical row, normalised: every number becomes its text. */
+function normJava(v: JsonValue): unknown {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') return numText(v);
   if (typeof v === 'bigint') return v.toString();
-  if (v instanceof JsonDecimal) return numText(Number(v.text));
   if (Array.isArray(v)) return v.map(normJava);
   if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normJava(x)]));
   return v;
@@ -106,7 +94,7 @@ const sortRows = (rows: unknown[]): string[] => rows.map((r) => JSON.stringify(r
 
 // ------------------------------------------------------------------ the Java tables
 
-const ALL_TYPES = [
+const ALL_TYPES: TableSpec['fields'] = [
   { name: 'dt', type: 'STRING NOT NULL' },
   { name: 'id', type: 'BIGINT NOT NULL' },
   { name: 'b', type: 'BOOLEAN' },
@@ -248,37 +236,34 @@ function assertSameMeta(ours: DataFileMeta, java: JsonObject, label: string): vo
 
 for (const version of VERSIONS) {
   describe(`Parquet data files and Paimon Java ${version}`, () => {
-    const wh = join(work, `wh-${version}`);
     const tables: Record<string, { dump: JsonObject; javaRows: unknown[] }> = {};
 
-    before(() => {
-      const specs: Record<string, JsonObject> = {
-        pk: { fields: ALL_TYPES as unknown as JsonValue[], primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: { bucket: '2' } },
-        append: { fields: ALL_TYPES as unknown as JsonValue[], primaryKeys: [], partitionKeys: ['dt'], options: {} },
-        // every column counted, none truncated, no dense store
+    before(async () => {
+      const wh = tempWarehouse(`data-parquet-${version}`);
+      const specs: Record<string, TableSpec> = {
+        pk: { fields: ALL_TYPES, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: { bucket: '2' } },
+        append: { fields: ALL_TYPES, primaryKeys: [], partitionKeys: ['dt'], options: {} },
+        // every column counted, none truncated but one, no dense store
         pkfull: {
-          fields: ALL_TYPES.slice(0, 14) as unknown as JsonValue[], primaryKeys: ['id', 's2'].slice(0, 1), partitionKeys: [],
+          fields: ALL_TYPES.slice(0, 14), primaryKeys: ['id'], partitionKeys: [],
           options: { bucket: '1', 'metadata.stats-mode': 'full', 'metadata.stats-dense-store': 'false', 'fields.s.stats-mode': 'truncate(4)' },
         },
       };
+      const peer = java(version);
       for (const [name, spec] of Object.entries(specs)) {
-        const schemaFile = join(work, `${version}-${name}.json`);
-        writeFileSync(schemaFile, JSON.stringify(spec));
-        paimonJava(version, ['create-table', `file://${wh}`, 'db', name, schemaFile]);
-        const cols = (spec.fields as unknown as Array<{ name: string }>).map((f) => f.name);
+        await peer.createTable(wh, 'db', name, spec);
+        const cols = spec.fields.map((f) => f.name);
         for (let commit = 0; commit < 2; commit++) {
-          const lines: string[] = [];
+          const rows: JsonObj[] = [];
           for (let k = 0; k < 12; k++) {
             const id = commit * 100 + k;
             const row = javaRow(k % 3 === 0 ? '2024-01-02' : '2024-01-01', id, id);
-            lines.push(JSON.stringify(Object.fromEntries(cols.map((c) => [c, row[c] ?? null]))));
+            rows.push(Object.fromEntries(cols.map((c) => [c, (row[c] ?? null) as Json])));
           }
-          const file = join(work, `${version}-${name}-${commit}.jsonl`);
-          writeFileSync(file, `${lines.join('\n')}\n`);
-          paimonJava(version, ['write', `file://${wh}`, 'db', name, file]);
+          await peer.write(wh, 'db', name, rows);
         }
-        const dump = parseJson(paimonJava(version, ['dump', `file://${wh}`, 'db', name])) as JsonObject;
-        const javaRows = paimonJava(version, ['read', `file://${wh}`, 'db', name]).split('\n').filter((l) => l.trim() !== '').map((l) => normJava(parseJson(l)));
+        const dump = (await peer.dump(wh, 'db', name)) as unknown as JsonObject;
+        const javaRows = (await peer.read(wh, 'db', name)).map((r) => normJava(r));
         tables[name] = { dump, javaRows };
       }
     });
@@ -303,7 +288,7 @@ for (const version of VERSIONS) {
         const schema = tableSchema(dump);
         const isPk = schema.primaryKeys.length > 0;
         for (const f of liveFiles(dump)) {
-          const outDir = join(work, `ours-${version}-${name}`);
+          const outDir = tempWarehouse(`ours-${version}-${name}`);
           let metas: DataFileMeta[];
           if (isPk) {
             const kvs: KeyValue[] = [];
