@@ -5,7 +5,7 @@
 #   proxy             sysbench -> paimon-procedure-proxy (relay mode) -> MariaDB
 # Workloads: sysbench oltp_point_select and oltp_read_only, at 1, 16 and 64 threads.
 # Prints throughput ratios (proxy/direct, proxy/haproxy), the p95 latency the proxy adds, and the
-# proxy's CPU time per forwarded query (from /proc/<pid>/stat). Not part of `npm test`.
+# proxy's CPU time per forwarded query (from /proc/<pid>/stat; HAProxy's beside it). Not part of `npm test`.
 #
 # Usage: bench/sysbench.sh [seconds-per-run (default 10)]
 #   BENCH_THREADS="1 16 64" BENCH_WORKLOADS="oltp_point_select oltp_read_only" BENCH_PS_MODE=disable
@@ -92,23 +92,26 @@ p95_of() { sed -n 's/.*95th percentile: *\([0-9.]*\).*/\1/p' "$1" | head -1; }
 echo "machine: $(nproc) CPU(s), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "versions: $(mariadbd --version | awk '{print $3}') | sysbench $(sysbench --version | awk '{print $2}') | $(haproxy -v | head -1 | awk '{print "haproxy", $3}') | node $(node --version)"
 echo "each run ${SECONDS_PER_RUN}s, --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
-printf '\n%-18s %4s | %10s %10s %10s | %8s %8s | %8s %8s %8s | %9s | %10s\n' \
-  workload thr direct_qps haproxy_qps proxy_qps px/dir px/ha p95_dir p95_ha p95_px added_p95 cpu_us/q
+printf '\n%-18s %4s | %10s %10s %10s | %8s %8s | %8s %8s %8s | %9s | %10s %10s\n' \
+  workload thr direct_qps haproxy_qps proxy_qps px/dir px/ha p95_dir p95_ha p95_px added_p95 px_cpu_us/q ha_cpu_us/q
 for w in $WORKLOADS; do
   for t in $THREADS; do
     run_one "$w" "$t" "$DB_PORT" direct
+    ha_before=$(cpu_ticks "$HAPROXY_PID")
     run_one "$w" "$t" "$HA_PORT" haproxy
+    ha_after=$(cpu_ticks "$HAPROXY_PID")
     before=$(cpu_ticks "$PROXY_PID")
     run_one "$w" "$t" "$PX_PORT" proxy
     after=$(cpu_ticks "$PROXY_PID")
     d=$(qps_of "$OUT/direct-$w-$t.log"); h=$(qps_of "$OUT/haproxy-$w-$t.log"); p=$(qps_of "$OUT/proxy-$w-$t.log")
     pd=$(p95_of "$OUT/direct-$w-$t.log"); ph=$(p95_of "$OUT/haproxy-$w-$t.log"); pp=$(p95_of "$OUT/proxy-$w-$t.log")
     q=$(queries_of "$OUT/proxy-$w-$t.log")
+    hq=$(queries_of "$OUT/haproxy-$w-$t.log")
     awk -v w="$w" -v t="$t" -v d="$d" -v h="$h" -v p="$p" -v pd="$pd" -v ph="$ph" -v pp="$pp" \
-      -v ticks="$((after - before))" -v hz="$CLK_TCK" -v q="$q" 'BEGIN {
-        printf "%-18s %4d | %10.0f %10.0f %10.0f | %8.3f %8.3f | %8.2f %8.2f %8.2f | %+8.2fms | %10.1f\n",
+      -v ticks="$((after - before))" -v hticks="$((ha_after - ha_before))" -v hz="$CLK_TCK" -v q="$q" -v hq="$hq" 'BEGIN {
+        printf "%-18s %4d | %10.0f %10.0f %10.0f | %8.3f %8.3f | %8.2f %8.2f %8.2f | %+8.2fms | %10.1f %10.1f\n",
           w, t, d, h, p, (d > 0 ? p / d : 0), (h > 0 ? p / h : 0), pd, ph, pp, pp - pd,
-          (q > 0 ? ticks / hz * 1e6 / q : 0) }'
+          (q > 0 ? ticks / hz * 1e6 / q : 0), (hq > 0 ? hticks / hz * 1e6 / hq : 0) }'
   done
 done
 echo
