@@ -1,16 +1,23 @@
 /**
  * The built-in procedures. Each procedure module exports one `defineProcedure({...})`
  * declaration; add it to this list (one import and one entry per module) to make it
- * callable. The list is the only place that knows which procedures exist.
+ * callable. The list is the only place that knows which procedures exist. Procedures that
+ * need runtime services (the job procedures need the JobManager) are passed to
+ * createDefaultRegistry by the code that owns those services.
  */
 import type { ParamSpec } from './signature.js';
 import { ProcedureRegistry, type ProcedureDefinition } from './registry.js';
 import { expireSnapshots } from './expire-snapshots.js';
+import { rollback, rollbackTo } from './rollback-to.js';
+import { rollbackToTimestamp } from './rollback-to-timestamp.js';
 
 export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [
   expireSnapshots,
+  rollbackTo,
+  rollback,
+  rollbackToTimestamp,
 ];
 
-export function createDefaultRegistry(): ProcedureRegistry {
-  return new ProcedureRegistry(builtinProcedures);
+export function createDefaultRegistry(extra: readonly ProcedureDefinition<readonly ParamSpec[]>[] = []): ProcedureRegistry {
+  return new ProcedureRegistry([...builtinProcedures, ...extra]);
 }
