@@ -16,7 +16,7 @@ import type { HeavyJobLimiter } from '../../procedures/concurrency/heavy-job-lim
 import type { Warning } from '../route.js';
 import type { FeRefresher } from '../fe-refresh.js';
 import type { GrantSource } from '../security/grant-source.js';
-import { authorize, identityOf, requirementFor, type Privilege } from '../security/privileges.js';
+import { authorize, identityOf, orphanFloorRequirement, requirementFor, type Privilege } from '../security/privileges.js';
 import { buildAuditRecord, newAuditProgress, type AuditSink, type AuditOutcome } from './audit.js';
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';
@@ -136,8 +136,14 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
         const spec = call.signature.privilege as { privilege: Privilege; on: 'table' | 'database' | 'catalog' };
         const req = requirementFor(call.procedure, spec, target);
         const grants = await opts.grants.grantsFor(call.caller);
-        const r = authorize(identityOf(call.caller.user, call.caller.clientAddress), grants, req);
+        const who = identityOf(call.caller.user, call.caller.clientAddress);
+        const r = authorize(who, grants, req);
         if (!r.ok) throw new ProcedureError(r.error.code, r.error.message);
+        // `force => true` lifts a safety floor (remove_orphan_files below orphan_min_age_ms): ADMIN.
+        if (call.args['force'] === true) {
+          const admin = authorize(who, grants, orphanFloorRequirement(call.procedure));
+          if (!admin.ok) throw new ProcedureError(admin.error.code, `${admin.error.message}; force => true lifts a safety floor`);
+        }
       }
       // Metadata-changing work (not a dry run) holds the table's lock; heavy work a slot of the cap.
       const changes = call.signature.destructive || call.signature.privilege.privilege !== 'SELECT';

@@ -34,6 +34,7 @@ const changeTag = defineProcedure({
     { name: 'table', type: 'string', required: true, description: 'db.table' },
     { name: 'options', type: 'string', description: 'k=v' },
     { name: 'dry_run', type: 'boolean', default: false, description: 'plan only' },
+    { name: 'force', type: 'boolean', default: false, description: 'lift the safety floor' },
   ],
   resultColumns: [
     { name: 'result', type: 'boolean', description: '' },
@@ -77,7 +78,7 @@ describe('ops hooks on the real executor', () => {
       hooks: createOpsHooks({
         audit,
         metrics,
-        grants: new ConfigGrantSource([{ name: 'ops', grants: ['ALTER ON paimon.db.t'] }, { name: 'reader', grants: ['SELECT ON paimon.*.*'] }]),
+        grants: new ConfigGrantSource([{ name: 'ops', grants: ['ALTER ON paimon.db.t'] }, { name: 'reader', grants: ['SELECT ON paimon.*.*'] }, { name: 'admin', grants: ['ADMIN ON *.*.*'] }]),
         locks: { manager: new TableLockManager(), mode: 'fail', waitMs: 0 },
       }),
     });
@@ -124,6 +125,13 @@ describe('ops hooks on the real executor', () => {
     assert.ok((await first).ok);
     gate = Promise.resolve();
     assert.ok((await run('ops', 'db.t', 3)).ok, 'the lock was released');
+  });
+
+  test('force => true needs ADMIN on top of the table privilege', async () => {
+    const forced = (user: string) => executor.run({ catalog: 'paimon', procedure: 'change_tag', args: named(['table', str('db.t')], ['force', { kind: 'boolean', value: true }]), statement: 'CALL ...' }, caller(user), new AbortController().signal);
+    const o = await forced('ops');
+    assert.ok(!o.ok && o.error.code === 'ADMIN_REQUIRED' && o.error.errno === 1227, o.ok ? '' : o.error.message);
+    assert.ok((await forced('admin')).ok);
   });
 
   test('no secret reaches the audit records', () => {
