@@ -3,7 +3,7 @@
  * fresh scratch databases and directories under $TEST_TMP, and the secrets these tests use,
  * which ops-secrets-scan.test.ts looks for in every log and audit file of the run.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, openSync, fstatSync, readSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -55,4 +55,23 @@ export async function scratchDatabase(prefix: string): Promise<string> {
     await c.end();
   }
   return name;
+}
+
+/** What a file received after `offset` bytes (the general log can be large: read only the tail). */
+export function readFrom(path: string, offset: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const len = Math.max(0, size - offset);
+    const buf = Buffer.alloc(len);
+    let read = 0;
+    while (read < len) {
+      const n = readSync(fd, buf, read, len - read, offset + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buf.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,14 +1,14 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { FeRefresher, changedTables, refreshStatement } from '../../src/fe-refresh.js';
-import { mariadbEnv, testSecret } from './ops-env.js';
+import { mariadbEnv, testSecret, readFrom } from './ops-env.js';
 
 /** What MariaDB's general query log received after `offset` bytes. */
 function generalLogSince(offset: number): string {
   const env = mariadbEnv();
   assert.ok(env.generalLog, 'MARIADB_GENERAL_LOG is not set');
-  return readFileSync(env.generalLog, 'utf8').slice(offset);
+  return readFrom(env.generalLog, offset);
 }
 
 async function waitForLog(offset: number, needle: string): Promise<string> {

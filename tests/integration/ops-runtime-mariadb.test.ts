@@ -17,7 +17,7 @@ import { defineProcedure, ProcedureRegistry } from '../../procedures/registry.js
 import { ProcedureExecutor } from '../../procedures/executor.js';
 import { buildCatalogs } from '../../src/catalogs.js';
 import type { ArgumentValue, CallArgument } from '../../procedures/binding.js';
-import { mariadbEnv, scratchDatabase, scratchDir, adminConnection, testSecret } from './ops-env.js';
+import { mariadbEnv, scratchDatabase, scratchDir, adminConnection, testSecret, readFrom } from './ops-env.js';
 
 const str = (value: string): ArgumentValue => ({ kind: 'string', value });
 const named = (...pairs: [string, ArgumentValue][]): CallArgument[] => pairs.map(([name, value], i) => ({ name, value, offset: i }));
@@ -75,7 +75,7 @@ test('a changing CALL: REFRESH TABLE reaches MariaDB, its failure is a warning o
     assert.equal(ok.kind, 'ok');
     const warnings = ok.kind === 'ok' ? ok.warnings ?? [] : [];
     assert.ok(warnings.some((w) => w.level === 'Warning' && w.message.includes(`REFRESH TABLE \`paimon\`.\`sales\`.\`${table}\``)), JSON.stringify(warnings));
-    const log = (await readFile(db.generalLog, 'utf8')).slice(offset);
+    const log = readFrom(db.generalLog, offset);
     assert.ok(log.includes(`REFRESH TABLE \`paimon\`.\`sales\`.\`${table}\``), 'REFRESH TABLE not in the general log');
 
     const c = await adminConnection(database);
