@@ -136,3 +136,18 @@ export function trimToSnapshot(tag: Tag): Snapshot {
 export function tagFromSnapshot(snapshot: Snapshot, timeRetained: Duration, createTime: LocalDateTimeParts): Tag {
   return { ...snapshot, tagCreateTime: createTime, tagTimeRetained: timeRetained };
 }
+
+/** Java `LocalDateTime.toString()` (ISO, seconds only when non-zero, nanos as 3, 6 or 9 digits). */
+export function localDateTimeToString(t: LocalDateTimeParts): string {
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  let s = `${String(t.year).padStart(4, '0')}-${p2(t.month)}-${p2(t.day)}T${p2(t.hour)}:${p2(t.minute)}`;
+  if (t.second > 0 || t.nano > 0) {
+    s += `:${p2(t.second)}`;
+    if (t.nano > 0) {
+      if (t.nano % 1_000_000 === 0) s += '.' + String(t.nano / 1_000_000).padStart(3, '0');
+      else if (t.nano % 1000 === 0) s += '.' + String(t.nano / 1000).padStart(6, '0');
+      else s += '.' + String(t.nano).padStart(9, '0');
+    }
+  }
+  return s;
+}
