@@ -9,6 +9,7 @@
 #
 # Usage: bench/sysbench.sh [seconds-per-run (default 10)]
 #   BENCH_THREADS="1 16 64" BENCH_WORKLOADS="oltp_point_select oltp_read_only" BENCH_PS_MODE=disable
+#   BENCH_REPEAT=3 (rounds per configuration; medians are printed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -16,6 +17,7 @@ SECONDS_PER_RUN="${1:-10}"
 THREADS="${BENCH_THREADS:-1 16 64}"
 WORKLOADS="${BENCH_WORKLOADS:-oltp_point_select oltp_read_only}"
 PS_MODE="${BENCH_PS_MODE:-disable}"
+REPEAT="${BENCH_REPEAT:-3}"
 OUT="$ROOT/.tmp/bench"
 rm -rf "$OUT"; mkdir -p "$OUT"
 export MARIADB_ROOT_DIR="$OUT/mariadb"
@@ -88,27 +90,39 @@ run_one() {
 qps_of() { sed -n 's/.*queries: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$1" | head -1; }
 queries_of() { sed -n 's/.*queries: *\([0-9]*\) .*/\1/p' "$1" | head -1; }
 p95_of() { sed -n 's/.*95th percentile: *\([0-9.]*\).*/\1/p' "$1" | head -1; }
+# median <metric-fn> <target> <workload> <threads>: median of the metric over the rounds
+median() {
+  local r
+  for r in $(seq "$REPEAT"); do "$1" "$OUT/$2-r$r-$3-$4.log"; done | sort -g | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : 0)}'
+}
 
 echo "machine: $(nproc) CPU(s), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "versions: $(mariadbd --version | awk '{print $3}') | sysbench $(sysbench --version | awk '{print $2}') | $(haproxy -v | head -1 | awk '{print "haproxy", $3}') | node $(node --version)"
-echo "each run ${SECONDS_PER_RUN}s, --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "each run ${SECONDS_PER_RUN}s x $REPEAT rounds (medians), --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
 printf '\n%-18s %4s | %10s %10s %10s | %8s %8s | %8s %8s %8s | %9s | %10s %10s\n' \
   workload thr direct_qps haproxy_qps proxy_qps px/dir px/ha p95_dir p95_ha p95_px added_p95 px_cpu_us/q ha_cpu_us/q
 for w in $WORKLOADS; do
   for t in $THREADS; do
     run_one "$w" "$t" "$DB_PORT" direct
-    ha_before=$(cpu_ticks "$HAPROXY_PID")
-    run_one "$w" "$t" "$HA_PORT" haproxy
-    ha_after=$(cpu_ticks "$HAPROXY_PID")
-    before=$(cpu_ticks "$PROXY_PID")
-    run_one "$w" "$t" "$PX_PORT" proxy
-    after=$(cpu_ticks "$PROXY_PID")
-    d=$(qps_of "$OUT/direct-$w-$t.log"); h=$(qps_of "$OUT/haproxy-$w-$t.log"); p=$(qps_of "$OUT/proxy-$w-$t.log")
-    pd=$(p95_of "$OUT/direct-$w-$t.log"); ph=$(p95_of "$OUT/haproxy-$w-$t.log"); pp=$(p95_of "$OUT/proxy-$w-$t.log")
-    q=$(queries_of "$OUT/proxy-$w-$t.log")
-    hq=$(queries_of "$OUT/haproxy-$w-$t.log")
+    # REPEAT rounds in rotating order (direct/haproxy/proxy, haproxy/proxy/direct, ...) so that
+    # drifting background load does not favour one target; the medians are reported.
+    ticks=0; hticks=0; q=0; hq=0
+    for r in $(seq "$REPEAT"); do
+      for k in 0 1 2; do
+        case $(((k + r) % 3)) in
+          0) run_one "$w" "$t" "$DB_PORT" "direct-r$r" ;;
+          1) hb=$(cpu_ticks "$HAPROXY_PID"); run_one "$w" "$t" "$HA_PORT" "haproxy-r$r"; ha=$(cpu_ticks "$HAPROXY_PID")
+             hticks=$((hticks + ha - hb)); hq=$((hq + $(queries_of "$OUT/haproxy-r$r-$w-$t.log"))) ;;
+          2) pb=$(cpu_ticks "$PROXY_PID"); run_one "$w" "$t" "$PX_PORT" "proxy-r$r"; pa=$(cpu_ticks "$PROXY_PID")
+             ticks=$((ticks + pa - pb)); q=$((q + $(queries_of "$OUT/proxy-r$r-$w-$t.log"))) ;;
+        esac
+      done
+    done
+    d=$(median qps_of direct "$w" "$t"); h=$(median qps_of haproxy "$w" "$t"); p=$(median qps_of proxy "$w" "$t")
+    pd=$(median p95_of direct "$w" "$t"); ph=$(median p95_of haproxy "$w" "$t"); pp=$(median p95_of proxy "$w" "$t")
     awk -v w="$w" -v t="$t" -v d="$d" -v h="$h" -v p="$p" -v pd="$pd" -v ph="$ph" -v pp="$pp" \
-      -v ticks="$((after - before))" -v hticks="$((ha_after - ha_before))" -v hz="$CLK_TCK" -v q="$q" -v hq="$hq" 'BEGIN {
+      -v ticks="$ticks" -v hticks="$hticks" -v hz="$CLK_TCK" -v q="$q" -v hq="$hq" 'BEGIN {
         printf "%-18s %4d | %10.0f %10.0f %10.0f | %8.3f %8.3f | %8.2f %8.2f %8.2f | %+8.2fms | %10.1f %10.1f\n",
           w, t, d, h, p, (d > 0 ? p / d : 0), (h > 0 ? p / h : 0), pd, ph, pp, pp - pd,
           (q > 0 ? ticks / hz * 1e6 / q : 0), (hq > 0 ? hticks / hz * 1e6 / hq : 0) }'
