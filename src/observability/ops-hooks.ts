@@ -44,6 +44,8 @@ export interface OpsHooksOptions {
 interface CallState {
   trace: CallTrace;
   releases: (() => void)[];
+  /** onStart ran (the active-jobs gauge was raised). */
+  started: boolean;
 }
 
 /** Map a procedure's progress phase name ('plan', 'delete data', 'commit', ...) to a trace phase. */
@@ -115,7 +117,7 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
         'db.user': call.caller.user,
         'paimon.connection_id': call.caller.connectionId,
       }, { ...(opts.tracer ? { tracer: opts.tracer } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}), now });
-      st = { trace, releases: [] };
+      st = { trace, releases: [], started: false };
       calls.set(call.queryId, st);
     }
     return st;
@@ -162,8 +164,9 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
     },
 
     onStart(call) {
-      stateOf(call);
-      opts.metrics?.jobStarted('sync');
+      const st = stateOf(call);
+      if (!st.started) opts.metrics?.jobStarted('sync');
+      st.started = true;
     },
 
     onProgress(call, update: ProgressUpdate) {
@@ -210,7 +213,7 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
         { startedAt: call.startedAt, endedAt: end, failed: !outcome.ok, error },
       );
       st?.trace.end(record.outcome, error);
-      if (st) opts.metrics?.jobEnded('sync');
+      if (st?.started) opts.metrics?.jobEnded('sync');
       opts.metrics?.callFinished(call.procedure, record.outcome as AuditOutcome, outcome.durationMs / 1000);
       opts.metrics?.deleted(call.procedure, facts.deletedFiles);
       opts.metrics?.rewritten(call.procedure, facts.rewrittenRows, facts.rewrittenBytes);

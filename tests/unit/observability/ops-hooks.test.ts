@@ -134,6 +134,10 @@ describe('ops hooks on the real executor', () => {
     assert.ok((await forced('admin')).ok);
   });
 
+  test('the active-calls gauge returns to zero, also after refused calls', async () => {
+    assert.match(await provider.registry.metrics(), /paimon_proxy_jobs_active\{mode="sync"\} 0/);
+  });
+
   test('no secret reaches the audit records', () => {
     assert.ok(!JSON.stringify(audit.records).includes(SECRET));
   });
