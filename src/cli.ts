@@ -23,7 +23,7 @@ const USAGE = `Usage:
       Read a password from standard input and print the hashes for a standalone users file.
 
 Environment: PPP_CONFIG, PPP_LISTEN_HOST, PPP_LISTEN_PORT, PPP_UPSTREAM, PPP_UPSTREAM_PROXY_PROTOCOL,
-PPP_WAREHOUSE, PPP_USERS_FILE, PPP_TLS_CERT, PPP_TLS_KEY, PPP_LOG_LEVEL.`;
+PPP_UPSTREAM_TLS, PPP_UPSTREAM_TLS_CA, PPP_WAREHOUSE, PPP_USERS_FILE, PPP_TLS_CERT, PPP_TLS_KEY, PPP_LOG_LEVEL.`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`paimon-procedure-proxy: ${message}\n`);

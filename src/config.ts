@@ -8,7 +8,8 @@
  * warehouse in ./warehouse under the working directory, listening on 127.0.0.1:9031.
  *
  * Environment: PPP_CONFIG (file), PPP_LISTEN_HOST, PPP_LISTEN_PORT, PPP_UPSTREAM (host:port;
- * empty or `none` for standalone), PPP_UPSTREAM_PROXY_PROTOCOL (true/false), PPP_WAREHOUSE,
+ * empty or `none` for standalone), PPP_UPSTREAM_PROXY_PROTOCOL (true/false), PPP_UPSTREAM_TLS
+ * (true/false), PPP_UPSTREAM_TLS_CA (PEM file), PPP_WAREHOUSE,
  * PPP_USERS_FILE, PPP_TLS_CERT, PPP_TLS_KEY, PPP_LOG_LEVEL.
  */
 import { readFile } from 'node:fs/promises';
@@ -161,6 +162,11 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   if (env.PPP_UPSTREAM_PROXY_PROTOCOL) {
     if (!isObject(raw.upstream)) throw new ConfigError('PPP_UPSTREAM_PROXY_PROTOCOL needs an upstream (PPP_UPSTREAM or upstream: in the file)');
     raw.upstream.proxy_protocol = parseBool(env.PPP_UPSTREAM_PROXY_PROTOCOL, 'PPP_UPSTREAM_PROXY_PROTOCOL');
+  }
+  if (env.PPP_UPSTREAM_TLS || env.PPP_UPSTREAM_TLS_CA) {
+    if (!isObject(raw.upstream)) throw new ConfigError('PPP_UPSTREAM_TLS / PPP_UPSTREAM_TLS_CA need an upstream (PPP_UPSTREAM or upstream: in the file)');
+    if (env.PPP_UPSTREAM_TLS) raw.upstream.tls = parseBool(env.PPP_UPSTREAM_TLS, 'PPP_UPSTREAM_TLS');
+    if (env.PPP_UPSTREAM_TLS_CA) raw.upstream.tls_ca = env.PPP_UPSTREAM_TLS_CA;
   }
   if (env.PPP_USERS_FILE) raw.users_file = env.PPP_USERS_FILE;
   if (env.PPP_LOG_LEVEL) section(raw, 'logging').level = env.PPP_LOG_LEVEL;

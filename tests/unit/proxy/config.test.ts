@@ -36,6 +36,16 @@ describe('configuration loading', () => {
     assert.deepEqual(c.config.catalogs.map((x) => [x.name, x.warehouse]), [['lake', 's3://b/w'], ['paimon', '/data/wh']]);
   });
 
+  test('upstream TLS and PROXY protocol from the environment', async () => {
+    const { config } = await loadConfig({ env: { PPP_UPSTREAM: 'fe:9030', PPP_UPSTREAM_TLS: 'true', PPP_UPSTREAM_TLS_CA: 'ca.pem', PPP_UPSTREAM_PROXY_PROTOCOL: 'on' }, cwd: '/etc/p' });
+    assert.equal(config.upstream?.tls, true);
+    assert.equal(config.upstream?.tls_ca, '/etc/p/ca.pem');
+    assert.equal(config.upstream?.proxy_protocol, true);
+    assert.equal(config.upstream?.tls_verify, true);
+    await assert.rejects(loadConfig({ env: { PPP_UPSTREAM_TLS: 'true' } }), /need an upstream/);
+    await assert.rejects(loadConfig({ env: { PPP_UPSTREAM: 'fe', PPP_UPSTREAM_TLS: 'maybe' } }), /PPP_UPSTREAM_TLS: expected true or false/);
+  });
+
   test('PPP_WAREHOUSE points the paimon catalog elsewhere; JSON files work too', async () => {
     const f = file('b.json', JSON.stringify({ catalogs: [{ name: 'paimon', warehouse: '/old' }] }));
     const { config } = await loadConfig({ file: f, env: { PPP_WAREHOUSE: 'rel/wh' }, cwd: '/home/u' });
