@@ -96,7 +96,24 @@ export class MysqlJobStore implements JobStore {
     );
   }
 
-  async update(id: string, patch: JobPatch): Promise<JobRecord | undefined> {
+  /** Updates of one job run one after the other (read-modify-write must not interleave). */
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  update(id: string, patch: JobPatch): Promise<JobRecord | undefined> {
+    const prev = this.chains.get(id) ?? Promise.resolve();
+    const next = prev.then(
+      () => this.applyUpdate(id, patch),
+      () => this.applyUpdate(id, patch),
+    );
+    const settled = next.catch(() => undefined);
+    this.chains.set(id, settled);
+    void settled.then(() => {
+      if (this.chains.get(id) === settled) this.chains.delete(id);
+    });
+    return next;
+  }
+
+  private async applyUpdate(id: string, patch: JobPatch): Promise<JobRecord | undefined> {
     const cur = await this.get(id);
     if (!cur) return undefined;
     const next = applyPatch(cur, patch, this.now());

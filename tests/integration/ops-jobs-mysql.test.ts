@@ -34,6 +34,16 @@ test('jobs in a shared MariaDB table: run, list, cancel from another proxy', asy
   assert.deepEqual(seenByB.result, { columns: ['ok'], rows: [['1']] });
   assert.equal(seenByB.owner, 'proxy-a');
 
+  // A progress update racing the final state must never win (updates of a job are serialised).
+  for (let i = 0; i < 8; i++) {
+    const j = await a.submit(sub, async (ctx) => { ctx.progress({ phase: 'write', done: i }); ctx.markCommitted(); return { columns: [], rows: [] }; });
+    await a.whenFinished(j.id);
+    await new Promise((r) => setTimeout(r, 20));
+    const got = await b.get(j.id);
+    assert.equal(got.state, 'succeeded', `job ${i}`);
+    assert.equal(got.committed, true);
+  }
+
   const long = await a.submit(sub, (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
   for (let i = 0; i < 100 && (await b.get(long.id)).state !== 'running'; i++) await new Promise((r) => setTimeout(r, 20));
   const c = await b.cancel(long.id);
