@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { PaimonError } from '../errors.js';
 import { parseDataField, type DataFieldJson, type DataFieldSpec, type FieldType } from './field-type.js';
+import type { DataField } from '../data-types.js';
 
 /** `SpecialFields.KEY_FIELD_ID_START` = Integer.MAX_VALUE / 2. */
 export const KEY_FIELD_ID_START = 1073741823;
@@ -39,7 +40,7 @@ export function isSystemField(name: string): boolean {
  */
 export interface TableSchemaLike {
   id: number | bigint;
-  fields: ReadonlyArray<DataFieldJson | DataFieldSpec>;
+  fields: ReadonlyArray<DataFieldJson | DataField>;
   partitionKeys: readonly string[];
   primaryKeys: readonly string[];
   options: Readonly<Record<string, string>>;

@@ -5,6 +5,7 @@
  * on the stable on-disk JSON form, whatever in-memory form the schema module chooses.
  */
 import { PaimonError } from '../errors.js';
+import { dataTypeToJson, type DataType } from '../data-types.js';
 
 export type AtomicRoot =
   | 'BOOLEAN' | 'TINYINT' | 'SMALLINT' | 'INT' | 'BIGINT' | 'FLOAT' | 'DOUBLE'
@@ -61,12 +62,17 @@ export function parseFieldType(json: unknown): FieldType {
   throw bad(json);
 }
 
-export function parseDataField(f: DataFieldJson | DataFieldSpec): DataFieldSpec {
+/**
+ * A field in any of its forms: the schema JSON (`type` a string or object), or the schema
+ * module's parsed `DataField` (`type.root`), which goes through its JSON form so that this
+ * module never depends on the in-memory shape.
+ */
+export function parseDataField(f: DataFieldJson | { id: number; name: string; type: DataType }): DataFieldSpec {
   if (typeof f.id !== 'number' || typeof f.name !== 'string') {
-    throw new PaimonError('CORRUPT_METADATA', `malformed data field ${JSON.stringify(f)}`);
+    throw new PaimonError('CORRUPT_METADATA', `malformed data field ${String(f.name)} (id ${String(f.id)})`);
   }
   const t = f.type as unknown;
-  if (t && typeof t === 'object' && 'root' in (t as object)) return { id: f.id, name: f.name, type: t as FieldType };
+  if (t && typeof t === 'object' && 'root' in (t as object)) return { id: f.id, name: f.name, type: parseFieldType(dataTypeToJson(t as DataType)) };
   return { id: f.id, name: f.name, type: parseFieldType(t) };
 }
 
