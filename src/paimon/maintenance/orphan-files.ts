@@ -329,6 +329,8 @@ export interface OrphanScanResult {
   /** Generation rounds until two consecutive listings agreed (1 = nothing changed meanwhile). */
   rounds: number;
   branches: string[];
+  /** Keys (metaRefKey) of every snapshot, tag and changelog file already accounted for. */
+  knownRefs: Set<string>;
 }
 
 export interface OrphanScanOptions {
@@ -400,5 +402,29 @@ export async function scanOrphans(opts: OrphanScanOptions): Promise<OrphanScanRe
       if (c.area === 'snapshot_dir' || c.area === 'changelog_dir' || !used.has(n)) orphans.push(c);
     }
   }
-  return { orphans, candidateCount, metadataFilesRead, rounds, branches };
+  return { orphans, candidateCount, metadataFilesRead, rounds, branches, knownRefs: readRefs };
+}
+
+/**
+ * Last look before deleting: re-list the generation and drop from `orphans` anything that a
+ * snapshot, tag, changelog or branch created since the scan reaches. Returns the survivors
+ * and how many metadata files were new.
+ */
+export async function recheckOrphans(
+  opts: Pick<OrphanScanOptions, 'fileIO' | 'layout' | 'reader'>,
+  scan: OrphanScanResult,
+): Promise<{ orphans: OrphanCandidate[]; newRefs: number }> {
+  const branches = await listBranches(opts.fileIO, opts.layout.tableRoot);
+  await checkBranchesHaveSchemas(opts.fileIO, opts.layout.tableRoot, branches);
+  const fresh = (await listGeneration(opts.fileIO, opts.layout.tableRoot, branches)).filter((r) => !scan.knownRefs.has(metaRefKey(r)));
+  if (fresh.length === 0) return { orphans: scan.orphans, newRefs: 0 };
+  const names = new Set(scan.orphans.filter((c) => c.area !== 'snapshot_dir' && c.area !== 'changelog_dir').map((c) => c.name));
+  const used = new Set<string>();
+  const seen = new Set<string>();
+  for (const r of fresh) {
+    scan.knownRefs.add(metaRefKey(r));
+    const s = await readMetaRef(opts.fileIO, r);
+    if (s !== null) await collectUsed(s, opts.reader, names, used, seen);
+  }
+  return { orphans: scan.orphans.filter((c) => !used.has(c.name) || c.area === 'snapshot_dir' || c.area === 'changelog_dir'), newRefs: fresh.length };
 }

@@ -1,0 +1,142 @@
+/**
+ * remove_orphan_files against Paimon Java's LocalOrphanFilesClean on copies of the same
+ * Java-written table (with a rollback's leftovers, a branch, planted orphans and temp files):
+ * the same files are deleted, Java's `check` passes afterwards, rows are equal; plus the
+ * safety floor, dry_run and `db.*`.
+ */
+import { describe, test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { removeOrphanFiles } from '../../procedures/remove-orphan-files.js';
+import {
+  PAIMON_VERSIONS,
+  buildHistory,
+  callNamed,
+  copyWarehouse,
+  executorFor,
+  firstRow,
+  javaAvailable,
+  listTree,
+  paimon,
+  readRows,
+  tempDir,
+  writeSchema,
+} from './procedures-support.js';
+
+const TABLE = 'interop.db/t';
+const TWO_DAYS_AGO = (Date.now() - 2 * 86_400_000) / 1000;
+
+function ageTree(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) ageTree(p);
+    utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
+  }
+}
+
+function plant(dir: string, rel: string, old = true): void {
+  const p = join(dir, rel);
+  mkdirSync(join(p, '..'), { recursive: true });
+  writeFileSync(p, `planted ${rel}`);
+  if (old) utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
+}
+
+for (const v of PAIMON_VERSIONS) {
+  describe(`remove_orphan_files vs Paimon ${v} LocalOrphanFilesClean`, () => {
+    let origin: string;
+    let bucketDir: string;
+    before(async () => {
+      assert.ok(javaAvailable(v), `Paimon ${v} reference tool is not built (tests/setup/paimon-java.sh)`);
+      origin = join(tempDir(`orphan-${v}-`), 'wh');
+      await buildHistory(v, origin);
+      await paimon(v, 'create-branch', origin, 'interop', 't', 'b1', 'tag3');
+      await paimon(v, 'rollback', origin, 'interop', 't', '12'); // later snapshots' files become orphans
+      const t = join(origin, TABLE);
+      const partition = readdirSync(t).find((n) => n.startsWith('dt='))!;
+      bucketDir = `${partition}/bucket-0`;
+      ageTree(origin);
+      plant(origin, `${TABLE}/${bucketDir}/data-planted-0.parquet`);
+      plant(origin, `${TABLE}/manifest/manifest-planted-0`);
+      plant(origin, `${TABLE}/index/index-planted-0`);
+      plant(origin, `${TABLE}/snapshot/.snapshot-99.f00.tmp`);
+      plant(origin, `${TABLE}/${bucketDir}/data-young.parquet`, false);
+    });
+
+    test('deletes the same files as Paimon Java, and the table stays complete', async () => {
+      const dir = tempDir(`orphan-${v}-diff-`);
+      const a = join(dir, 'java');
+      const b = join(dir, 'ours');
+      copyWarehouse(origin, a);
+      copyWarehouse(origin, b);
+      const java = (await paimon(v, 'orphan-clean', a, 'interop', 't', String(Date.now() - 86_400_000), 'false')) as {
+        deletedFileCount: number;
+        deletedFileTotalLenInBytes: number;
+        deletedFiles: string[];
+      };
+      const row = firstRow(await callNamed(executorFor(b, [removeOrphanFiles]), 'remove_orphan_files', { table: 'interop.t' }));
+      assert.ok(java.deletedFileCount >= 5, `Java deleted ${java.deletedFileCount}`);
+      assert.equal(Number(row.deletedFileCount), Number(java.deletedFileCount));
+      assert.equal(Number(row.deletedFileTotalLenInBytes), Number(java.deletedFileTotalLenInBytes));
+      const ours = (JSON.parse(String(row.deleted_paths)) as string[]).map((p) => basename(p)).sort();
+      assert.deepEqual(ours, java.deletedFiles.map((p) => basename(p)).sort());
+      assert.deepEqual(listTree(join(b, TABLE)), listTree(join(a, TABLE)), 'same files left on disk');
+      assert.ok(listTree(join(b, TABLE)).some((f) => f.endsWith('data-young.parquet')), 'a young file is never deleted');
+      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
+      assert.equal(check.ok, true);
+      assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, a, 'interop', 't'));
+      assert.ok((await readRows(v, b, 'interop', 't', 'branch:b1')).length > 0, 'the branch is still readable');
+    });
+
+    test('dry_run lists what Java would delete and deletes nothing', async () => {
+      const dir = tempDir(`orphan-${v}-dry-`);
+      const a = join(dir, 'java');
+      const b = join(dir, 'ours');
+      copyWarehouse(origin, a);
+      copyWarehouse(origin, b);
+      const before = listTree(join(b, TABLE));
+      const java = (await paimon(v, 'orphan-clean', a, 'interop', 't', String(Date.now() - 86_400_000), 'true')) as { deletedFileCount: number };
+      const row = firstRow(await callNamed(executorFor(b, [removeOrphanFiles]), 'remove_orphan_files', { table: 'interop.t', dry_run: true }));
+      assert.equal(Number(row.deletedFileCount), Number(java.deletedFileCount));
+      assert.equal(row.changed, false);
+      assert.deepEqual(listTree(join(b, TABLE)), before);
+    });
+
+    test('an older_than younger than the safety floor is refused unless forced', async () => {
+      const b = join(tempDir(`orphan-${v}-floor-`), 'ours');
+      copyWarehouse(origin, b);
+      const before = listTree(join(b, TABLE));
+      const ex = executorFor(b, [removeOrphanFiles]);
+      const tenMinutesAgo = String(Date.now() - 600_000);
+      const refused = await callNamed(ex, 'remove_orphan_files', { table: 'interop.t', older_than: tenMinutesAgo });
+      assert.equal(!refused.ok && refused.error.code, 'UNSAFE_ARGUMENT');
+      const future = await callNamed(ex, 'remove_orphan_files', { table: 'interop.t', older_than: String(Date.now() + 600_000) });
+      assert.equal(!future.ok && future.error.code, 'INVALID_ARGUMENT');
+      const badMode = await callNamed(ex, 'remove_orphan_files', { table: 'interop.t', mode: 'spark' });
+      assert.equal(!badMode.ok && badMode.error.code, 'INVALID_ARGUMENT');
+      assert.deepEqual(listTree(join(b, TABLE)), before);
+      const forced = firstRow(await callNamed(ex, 'remove_orphan_files', { table: 'interop.t', older_than: tenMinutesAgo, force: true }));
+      assert.ok(Number(forced.deletedFileCount) >= 5);
+      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
+      assert.equal(check.ok, true);
+    });
+
+    test("'db.*' cleans every table of the database", async () => {
+      const b = join(tempDir(`orphan-${v}-db-`), 'ours');
+      copyWarehouse(origin, b);
+      const schema = writeSchema(b, { fields: [{ name: 'id', type: 'INT' }], options: { bucket: '-1' } });
+      await paimon(v, 'create-table', b, 'interop', 't2', schema);
+      await paimon(v, 'write-loop', b, 'interop', 't2', '2', '0', '0');
+      ageTree(join(b, 'interop.db/t2'));
+      plant(b, 'interop.db/t2/bucket-0/data-planted-t2.parquet');
+      const row = firstRow(await callNamed(executorFor(b, [removeOrphanFiles]), 'remove_orphan_files', { table: 'interop.*' }));
+      assert.equal(row.tables, 2);
+      const deleted = (JSON.parse(String(row.deleted_paths)) as string[]).map((p) => basename(p));
+      assert.ok(deleted.includes('data-planted-t2.parquet') && deleted.includes('data-planted-0.parquet'));
+      for (const tbl of ['t', 't2']) {
+        const check = (await paimon(v, 'check', b, 'interop', tbl)) as { ok: boolean };
+        assert.equal(check.ok, true, tbl);
+      }
+    });
+  });
+}
