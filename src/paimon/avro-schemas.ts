@@ -156,19 +156,143 @@ export const MANIFEST_ENTRY_VERSION = 2;
 export const MANIFEST_FILE_META_VERSION = 2;
 export const INDEX_MANIFEST_ENTRY_VERSION = 1;
 
+interface AvroTap {
+  buf: Buffer;
+  pos: number;
+}
+
+const TWO_POW_49 = 562949953421312;
+
+/** Zig-zag varint long -> bigint; numbers up to 7 bytes (49 bits) are assembled exactly in doubles. */
+function readBigLong(tap: AvroTap): bigint {
+  const buf = tap.buf;
+  let pos = tap.pos;
+  let b = buf[pos++];
+  let n = b & 0x7f;
+  let mul = 128;
+  while (b & 0x80 && mul < TWO_POW_49) {
+    b = buf[pos++];
+    n += (b & 0x7f) * mul;
+    mul *= 128;
+  }
+  if (!(b & 0x80)) {
+    tap.pos = pos;
+    return BigInt(n % 2 === 0 ? n / 2 : -(n + 1) / 2);
+  }
+  let u = BigInt(n);
+  let shift = 49n;
+  do {
+    b = buf[pos++];
+    u |= BigInt(b & 0x7f) << shift;
+    shift += 7n;
+  } while (b & 0x80 && shift < 70n);
+  tap.pos = pos;
+  return (u >> 1n) ^ -(u & 1n);
+}
+
+function writeBigLong(tap: AvroTap, val: unknown): void {
+  if (typeof val !== 'bigint' || val < -(1n << 63n) || val >= 1n << 63n) {
+    throw new Error(`invalid "long": ${typeof val === 'bigint' ? `${val}n` : String(val)}`);
+  }
+  const buf = tap.buf;
+  let z = val >= 0n ? val << 1n : ((-val) << 1n) - 1n;
+  if (z < 9007199254740992n) {
+    let m = Number(z);
+    while (m >= 128) {
+      buf[tap.pos++] = (m % 128) | 0x80;
+      m = Math.floor(m / 128);
+    }
+    buf[tap.pos++] = m;
+    return;
+  }
+  while (z >= 128n) {
+    buf[tap.pos++] = Number(z & 0x7fn) | 0x80;
+    z >>= 7n;
+  }
+  buf[tap.pos++] = Number(z);
+}
+
 /** Avro `long` as JS bigint (sequence numbers, sizes and row ids can pass 2^53). */
-export const BIGINT_LONG = avro.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-  toBuffer: (n: bigint) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(n);
-    return buf;
-  },
-  fromJSON: (v: unknown) => BigInt(v as string),
-  toJSON: (n: bigint) => Number(n),
-  isValid: (n: unknown) => typeof n === 'bigint',
-  compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
-});
+export const BIGINT_LONG: avro.types.LongType = (() => {
+  const base = avro.types.LongType.__with(
+    {
+      fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
+      toBuffer: (n: bigint) => {
+        const buf = Buffer.alloc(8);
+        buf.writeBigInt64LE(n);
+        return buf;
+      },
+      fromJSON: (v: unknown) => BigInt(v as string),
+      toJSON: (n: bigint) => Number(n),
+      isValid: (n: unknown) => typeof n === 'bigint',
+      compare: (a: bigint, b: bigint) => (a === b ? 0 : a < b ? -1 : 1),
+    },
+    true,
+  );
+  // Direct varint codecs instead of the generic unpack-to-8-bytes path (a hot spot: ~10 longs per
+  // manifest entry). The base object is frozen, so the overrides are defined on a child.
+  const fast = Object.create(base) as avro.types.LongType;
+  Object.defineProperty(fast, '_read', { value: readBigLong });
+  Object.defineProperty(fast, '_write', { value: writeBigLong });
+  return fast;
+})();
+
+/**
+ * An Avro `bytes` value as decoded from a metadata file: a range of the decoded block, not a copy.
+ * Decoding every `_PARTITION`/`_MIN_KEY`/stats field into its own Buffer made garbage collection
+ * the dominant cost of reading large manifests.
+ */
+export class AvroBytes {
+  constructor(
+    readonly buf: Buffer,
+    readonly offset: number,
+    readonly length: number,
+  ) {}
+
+  /** A view of the bytes. */
+  toBuffer(): Buffer {
+    return this.buf.subarray(this.offset, this.offset + this.length);
+  }
+}
+
+/** A decoded `bytes` value (our reader yields AvroBytes; records built in memory hold Buffers). */
+export function avroBytesToBuffer(v: unknown): Buffer | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof AvroBytes) return v.toBuffer();
+  if (Buffer.isBuffer(v)) return v;
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  throw new Error(`not Avro bytes: ${typeof v}`);
+}
+
+interface AvroReadTap extends AvroTap {
+  readLong(): number;
+  _invalidate(): void;
+}
+
+const BYTES_REF: avro.Type = (() => {
+  const base = avro.Type.forSchema('bytes');
+  const t = Object.create(base) as avro.Type;
+  Object.defineProperty(t, '_read', {
+    value(tap: AvroReadTap): AvroBytes | undefined {
+      const len = tap.readLong();
+      if (len < 0) {
+        tap._invalidate();
+        return undefined;
+      }
+      const pos = tap.pos;
+      tap.pos += len;
+      return tap.pos > tap.buf.length ? undefined : new AvroBytes(tap.buf, pos, len);
+    },
+  });
+  // Writing accepts Buffers (records we build) and AvroBytes (records copied from a file).
+  const baseWrite = (base as unknown as { _write(tap: AvroTap, v: unknown): void })._write;
+  Object.defineProperty(t, '_write', {
+    value(tap: AvroTap, v: unknown): void {
+      baseWrite.call(base, tap, v instanceof AvroBytes ? v.toBuffer() : v);
+    },
+  });
+  return t;
+})();
 
 const typeCache = new Map<string, avro.Type>();
 
@@ -181,8 +305,12 @@ export function avroType(schema: AvroSchema): avro.Type {
     // Every long, also the annotated `{"type":"long","logicalType":"timestamp-millis"}`, as bigint.
     t = avro.Type.forSchema(parsed, {
       wrapUnions: false,
-      typeHook: (s: avro.Schema) =>
-        s === 'long' || (typeof s === 'object' && s !== null && (s as { type?: unknown }).type === 'long') ? BIGINT_LONG : undefined,
+      typeHook: (s: avro.Schema) => {
+        const name = typeof s === 'string' ? s : typeof s === 'object' && s !== null ? (s as { type?: unknown }).type : undefined;
+        if (name === 'long') return BIGINT_LONG;
+        if (name === 'bytes' && !(typeof s === 'object' && (s as { logicalType?: unknown }).logicalType)) return BYTES_REF;
+        return undefined;
+      },
     });
     if (typeCache.size > 64) typeCache.clear();
     typeCache.set(key, t);

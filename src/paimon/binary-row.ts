@@ -214,28 +214,47 @@ function corrupt(msg: string): PaimonError {
 export class BinaryRow {
   static readonly EMPTY_ROW: BinaryRow = new BinaryRow(0, Buffer.alloc(8));
 
+  /** The memory holding the row (often a whole decoded manifest block) and the row's place in it. */
+  private readonly seg: Buffer;
+  private readonly off: number;
+  readonly sizeInBytes: number;
+  private view: Buffer | null = null;
+  private hexKey: string | null = null;
+
+  /**
+   * A row over `segment[offset, offset + length)`. Rows decoded from manifests point into the
+   * decoded block instead of owning a Buffer each: millions of small typed arrays cost more in
+   * garbage collection than the decoding itself.
+   */
   constructor(
     readonly arity: number,
-    readonly bytes: Buffer,
+    segment: Buffer,
+    offset = 0,
+    length = segment.length - offset,
   ) {
-    if (bytes.length < nullBitsSizeInBytes(arity) + 8 * arity) {
-      throw corrupt(`${bytes.length} bytes is shorter than the fixed part of a row of arity ${arity}`);
+    if (length < nullBitsSizeInBytes(arity) + 8 * arity || offset < 0 || offset + length > segment.length) {
+      throw corrupt(`${length} bytes is shorter than the fixed part of a row of arity ${arity}`);
     }
+    this.seg = segment;
+    this.off = offset;
+    this.sizeInBytes = length;
   }
 
-  get sizeInBytes(): number {
-    return this.bytes.length;
+  /** The row bytes (a view, created on first use). */
+  get bytes(): Buffer {
+    this.view ??= this.off === 0 && this.sizeInBytes === this.seg.length ? this.seg : this.seg.subarray(this.off, this.off + this.sizeInBytes);
+    return this.view;
   }
 
   /** The row kind byte (0 +I, 1 -U, 2 +U, 3 -D). */
   get rowKind(): number {
-    return this.bytes[0];
+    return this.seg[this.off];
   }
 
   isNullAt(pos: number): boolean {
     this.checkPos(pos);
     const bit = pos + HEADER_BITS;
-    return (this.bytes[bit >> 3] & (1 << (bit & 7))) !== 0;
+    return (this.seg[this.off + (bit >> 3)] & (1 << (bit & 7))) !== 0;
   }
 
   private checkPos(pos: number): void {
@@ -244,45 +263,46 @@ export class BinaryRow {
     }
   }
 
+  /** Absolute offset of the field's slot in the segment. */
   private fieldOffset(pos: number): number {
-    return nullBitsSizeInBytes(this.arity) + 8 * pos;
+    return this.off + nullBitsSizeInBytes(this.arity) + 8 * pos;
   }
 
   getBoolean(pos: number): boolean {
-    return this.bytes[this.fieldOffset(pos)] !== 0;
+    return this.seg[this.fieldOffset(pos)] !== 0;
   }
   getByte(pos: number): number {
-    return this.bytes.readInt8(this.fieldOffset(pos));
+    return this.seg.readInt8(this.fieldOffset(pos));
   }
   getShort(pos: number): number {
-    return this.bytes.readInt16LE(this.fieldOffset(pos));
+    return this.seg.readInt16LE(this.fieldOffset(pos));
   }
   getInt(pos: number): number {
-    return this.bytes.readInt32LE(this.fieldOffset(pos));
+    return this.seg.readInt32LE(this.fieldOffset(pos));
   }
   getLong(pos: number): bigint {
-    return this.bytes.readBigInt64LE(this.fieldOffset(pos));
+    return this.seg.readBigInt64LE(this.fieldOffset(pos));
   }
   getFloat(pos: number): number {
-    return this.bytes.readFloatLE(this.fieldOffset(pos));
+    return this.seg.readFloatLE(this.fieldOffset(pos));
   }
   getDouble(pos: number): number {
-    return this.bytes.readDoubleLE(this.fieldOffset(pos));
+    return this.seg.readDoubleLE(this.fieldOffset(pos));
   }
 
   /** Raw bytes of a CHAR/VARCHAR/BINARY/VARBINARY field (inline when <= 7 bytes, else variable part). */
   getBinary(pos: number): Buffer {
     const off = this.fieldOffset(pos);
-    const mark = this.bytes[off + 7] & 0x80;
+    const mark = this.seg[off + 7] & 0x80;
     if (mark !== 0) {
-      const len = this.bytes[off + 7] & 0x7f;
+      const len = this.seg[off + 7] & 0x7f;
       if (len > 7) throw corrupt(`inline length ${len} at field ${pos}`);
-      return Buffer.from(this.bytes.subarray(off, off + len));
+      return Buffer.from(this.seg.subarray(off, off + len));
     }
-    const len = this.bytes.readUInt32LE(off);
-    const sub = this.bytes.readUInt32LE(off + 4);
-    if (sub + len > this.bytes.length) throw corrupt(`variable part [${sub}, +${len}) of field ${pos} is outside the row`);
-    return Buffer.from(this.bytes.subarray(sub, sub + len));
+    const len = this.seg.readUInt32LE(off);
+    const sub = this.seg.readUInt32LE(off + 4);
+    if (sub + len > this.sizeInBytes) throw corrupt(`variable part [${sub}, +${len}) of field ${pos} is outside the row`);
+    return Buffer.from(this.seg.subarray(this.off + sub, this.off + sub + len));
   }
 
   getString(pos: number): string {
@@ -292,23 +312,23 @@ export class BinaryRow {
   getDecimal(pos: number, precision: number, scale: number): Decimal {
     const off = this.fieldOffset(pos);
     if (isCompactDecimal(precision)) {
-      return new Decimal(this.bytes.readBigInt64LE(off), precision, scale);
+      return new Decimal(this.seg.readBigInt64LE(off), precision, scale);
     }
-    const len = this.bytes.readUInt32LE(off);
-    const sub = this.bytes.readUInt32LE(off + 4);
-    if (len > 16 || sub + len > this.bytes.length) throw corrupt(`decimal bytes of field ${pos}`);
-    return new Decimal(bigIntFromTwosComplementBE(this.bytes.subarray(sub, sub + len)), precision, scale);
+    const len = this.seg.readUInt32LE(off);
+    const sub = this.seg.readUInt32LE(off + 4);
+    if (len > 16 || sub + len > this.sizeInBytes) throw corrupt(`decimal bytes of field ${pos}`);
+    return new Decimal(bigIntFromTwosComplementBE(this.seg.subarray(this.off + sub, this.off + sub + len)), precision, scale);
   }
 
   getTimestamp(pos: number, precision: number): Timestamp {
     const off = this.fieldOffset(pos);
     if (isCompactTimestamp(precision)) {
-      return new Timestamp(this.bytes.readBigInt64LE(off));
+      return new Timestamp(this.seg.readBigInt64LE(off));
     }
-    const nanos = this.bytes.readUInt32LE(off);
-    const sub = this.bytes.readUInt32LE(off + 4);
-    if (sub + 8 > this.bytes.length) throw corrupt(`timestamp millis of field ${pos} outside the row`);
-    return new Timestamp(this.bytes.readBigInt64LE(sub), nanos);
+    const nanos = this.seg.readUInt32LE(off);
+    const sub = this.seg.readUInt32LE(off + 4);
+    if (sub + 8 > this.sizeInBytes) throw corrupt(`timestamp millis of field ${pos} outside the row`);
+    return new Timestamp(this.seg.readBigInt64LE(this.off + sub), nanos);
   }
 
   /** Reads field `pos` as the JS value for its type; null when the null bit is set. */
@@ -354,14 +374,18 @@ export class BinaryRow {
   }
 
   equals(other: BinaryRow): boolean {
-    return this.arity === other.arity && this.bytes.equals(other.bytes);
+    return (
+      this.arity === other.arity &&
+      this.sizeInBytes === other.sizeInBytes &&
+      this.seg.compare(other.seg, other.off, other.off + other.sizeInBytes, this.off, this.off + this.sizeInBytes) === 0
+    );
   }
 
   /** The Avro `bytes` form: int32 big-endian arity, then the row bytes (`serializeBinaryRow`). */
   serialize(): Buffer {
-    const out = Buffer.allocUnsafe(4 + this.bytes.length);
+    const out = Buffer.allocUnsafe(4 + this.sizeInBytes);
     out.writeInt32BE(this.arity, 0);
-    this.bytes.copy(out, 4);
+    this.seg.copy(out, 4, this.off, this.off + this.sizeInBytes);
     return out;
   }
 
@@ -370,9 +394,10 @@ export class BinaryRow {
    * little-endian words (`MemorySegmentUtils.hashByWords`), finalised with the byte length.
    */
   hashCode(): number {
-    const b = this.bytes;
+    const b = this.seg;
+    const end = this.off + this.sizeInBytes;
     let h1 = 42;
-    for (let i = 0; i + 4 <= b.length; i += 4) {
+    for (let i = this.off; i + 4 <= end; i += 4) {
       let k1 = b.readInt32LE(i);
       k1 = Math.imul(k1, 0xcc9e2d51);
       k1 = (k1 << 15) | (k1 >>> 17);
@@ -381,7 +406,7 @@ export class BinaryRow {
       h1 = (h1 << 13) | (h1 >>> 19);
       h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
     }
-    h1 ^= b.length;
+    h1 ^= this.sizeInBytes;
     h1 ^= h1 >>> 16;
     h1 = Math.imul(h1, 0x85ebca6b);
     h1 ^= h1 >>> 13;
@@ -390,9 +415,15 @@ export class BinaryRow {
     return h1 | 0;
   }
 
+  /** JSON form for logs and test comparisons (`JSON.stringify` of entries). */
+  toJSON(): { arity: number; hex: string } {
+    return { arity: this.arity, hex: this.seg.toString('hex', this.off, this.off + this.sizeInBytes) };
+  }
+
   /** Hex of the serialized form: a stable map key for partitions and identifiers. */
   key(): string {
-    return `${this.arity}:${this.bytes.toString('hex')}`;
+    this.hexKey ??= `${this.arity}:${this.seg.toString('hex', this.off, this.off + this.sizeInBytes)}`;
+    return this.hexKey;
   }
 }
 
@@ -409,12 +440,23 @@ export function defaultBucket(bucketKey: BinaryRow, numBuckets: number): number 
 }
 
 /** Inverse of `BinaryRow.serialize` (`SerializationUtils.deserializeBinaryRow`). */
-export function deserializeBinaryRow(data: Uint8Array): BinaryRow {
-  if (data.length < 4) throw corrupt(`${data.length} bytes is too short for the arity prefix`);
-  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const arity = buf.readInt32BE(0);
+export function deserializeBinaryRow(data: Uint8Array | { buf: Buffer; offset: number; length: number }): BinaryRow {
+  let buf: Buffer;
+  let start = 0;
+  let length: number;
+  if (data instanceof Uint8Array) {
+    buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    length = buf.length;
+  } else {
+    buf = data.buf;
+    start = data.offset;
+    length = data.length;
+  }
+  if (length < 4) throw corrupt(`${length} bytes is too short for the arity prefix`);
+  const arity = buf.readInt32BE(start);
   if (arity < 0 || arity > 1 << 20) throw corrupt(`arity ${arity}`);
-  return new BinaryRow(arity, Buffer.from(buf.subarray(4)));
+  // Not a copy: rows decoded from a manifest share its decompressed block.
+  return new BinaryRow(arity, buf, start + 4, length - 4);
 }
 
 /** Serializes a row to the Avro `bytes` form (arity prefix + row bytes). */

@@ -4,6 +4,7 @@
  * 0.9 read as null from older manifests, as Paimon's name-matching Avro reader does.
  */
 import { PaimonError } from './errors.js';
+import { avroBytesToBuffer, type AvroBytes } from './avro-schemas.js';
 import { BinaryRow, deserializeBinaryRow } from './binary-row.js';
 import { EMPTY_STATS, simpleStatsFromRecord, simpleStatsToRecord, type SimpleStats, type SimpleStatsRecord } from './simple-stats.js';
 
@@ -43,8 +44,8 @@ export interface DataFileMetaRecord {
   _FILE_NAME: string;
   _FILE_SIZE: bigint;
   _ROW_COUNT: bigint;
-  _MIN_KEY: Buffer;
-  _MAX_KEY: Buffer;
+  _MIN_KEY: Buffer | AvroBytes;
+  _MAX_KEY: Buffer | AvroBytes;
   _KEY_STATS: SimpleStatsRecord;
   _VALUE_STATS: SimpleStatsRecord;
   _MIN_SEQUENCE_NUMBER: bigint;
@@ -54,7 +55,7 @@ export interface DataFileMetaRecord {
   _EXTRA_FILES: string[];
   _CREATION_TIME: bigint | null;
   _DELETE_ROW_COUNT: bigint | null;
-  _EMBEDDED_FILE_INDEX: Buffer | null;
+  _EMBEDDED_FILE_INDEX: Buffer | AvroBytes | null;
   _FILE_SOURCE: number | null;
   _VALUE_STATS_COLS: string[] | null;
   _EXTERNAL_PATH: string | null;
@@ -110,7 +111,7 @@ export function dataFileMetaFromRecord(r: Partial<DataFileMetaRecord>, what: str
     extraFiles: req(r._EXTRA_FILES, '_EXTRA_FILES', what),
     creationTime: opt(r._CREATION_TIME),
     deleteRowCount: opt(r._DELETE_ROW_COUNT),
-    embeddedIndex: opt(r._EMBEDDED_FILE_INDEX),
+    embeddedIndex: avroBytesToBuffer(r._EMBEDDED_FILE_INDEX),
     fileSource: opt(r._FILE_SOURCE),
     valueStatsCols: opt(r._VALUE_STATS_COLS),
     externalPath: opt(r._EXTERNAL_PATH),

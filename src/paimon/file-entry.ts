@@ -10,15 +10,12 @@ import type { ManifestEntry } from './manifest-entry.js';
 /** A string that is equal for two entries exactly when Java's `Identifier.equals` is true. */
 export function fileIdentifier(e: ManifestEntry): string {
   const f = e.file;
-  return JSON.stringify([
-    e.partition.key(),
-    e.bucket,
-    f.level,
-    f.fileName,
-    f.extraFiles,
-    f.embeddedIndex === null ? null : f.embeddedIndex.toString('hex'),
-    f.externalPath,
-  ]);
+  // \u0000 cannot occur in file names or paths; extra files are joined with \u0001.
+  let id = `${e.partition.key()}\u0000${e.bucket}\u0000${f.level}\u0000${f.fileName}`;
+  if (f.extraFiles.length > 0) id += `\u0000x${f.extraFiles.join('\u0001')}`;
+  if (f.embeddedIndex !== null) id += `\u0000i${f.embeddedIndex.toString('hex')}`;
+  if (f.externalPath !== null) id += `\u0000p${f.externalPath}`;
+  return id;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { FileIO } from './file-io.js';
 import { PaimonError } from './errors.js';
-import { INDEX_MANIFEST_ENTRY_SCHEMA, INDEX_MANIFEST_ENTRY_VERSION } from './avro-schemas.js';
+import { INDEX_MANIFEST_ENTRY_SCHEMA, INDEX_MANIFEST_ENTRY_VERSION, avroBytesToBuffer, type AvroBytes } from './avro-schemas.js';
 import { encodeObjectsFile, readObjectsFile } from './objects-file.js';
 import { deserializeBinaryRow, type BinaryRow } from './binary-row.js';
 import { fileKindFromByte, fileKindToByte, type FileKind } from './manifest-entry.js';
@@ -66,13 +66,13 @@ interface GlobalIndexRecord {
   _ROW_RANGE_END: bigint;
   _INDEX_FIELD_ID: number;
   _EXTRA_FIELD_IDS: number[] | null;
-  _INDEX_META: Buffer | null;
-  _SOURCE_META: Buffer | null;
+  _INDEX_META: Buffer | AvroBytes | null;
+  _SOURCE_META: Buffer | AvroBytes | null;
 }
 interface IndexManifestEntryRecord {
   _VERSION: number;
   _KIND: number;
-  _PARTITION: Buffer;
+  _PARTITION: Buffer | AvroBytes;
   _BUCKET: number;
   _INDEX_TYPE: string;
   _FILE_NAME: string;
@@ -148,8 +148,8 @@ export function indexManifestEntryFromRecord(r: Record<string, unknown>, what: s
               rowRangeEnd: g._ROW_RANGE_END,
               indexFieldId: g._INDEX_FIELD_ID,
               extraFieldIds: g._EXTRA_FIELD_IDS ?? null,
-              indexMeta: g._INDEX_META ?? null,
-              sourceMeta: g._SOURCE_META ?? null,
+              indexMeta: avroBytesToBuffer(g._INDEX_META),
+              sourceMeta: avroBytesToBuffer(g._SOURCE_META),
             },
     },
   };

@@ -5,7 +5,7 @@
 import { PaimonError } from './errors.js';
 import { deserializeBinaryRow, type BinaryRow } from './binary-row.js';
 import { dataFileMetaFromRecord, dataFileMetaToRecord, type DataFileMeta, type DataFileMetaRecord } from './data-file-meta.js';
-import { MANIFEST_ENTRY_VERSION } from './avro-schemas.js';
+import { MANIFEST_ENTRY_VERSION, type AvroBytes } from './avro-schemas.js';
 
 /** `FileKind`: 0 ADD, 1 DELETE. */
 export type FileKind = 'ADD' | 'DELETE';
@@ -31,7 +31,7 @@ export interface ManifestEntry {
 export interface ManifestEntryRecord {
   _VERSION: number;
   _KIND: number;
-  _PARTITION: Buffer;
+  _PARTITION: Buffer | AvroBytes;
   _BUCKET: number;
   _TOTAL_BUCKETS: number;
   _FILE: DataFileMetaRecord;

@@ -4,6 +4,7 @@
  * fields with every type made nullable, null counts are a plain Avro array of nullable longs.
  */
 import { PaimonError } from './errors.js';
+import { AvroBytes } from './avro-schemas.js';
 import {
   BinaryRow,
   Decimal,
@@ -30,8 +31,8 @@ export const EMPTY_STATS: SimpleStats = Object.freeze({
 
 /** Avro record shape of `SimpleStats.SCHEMA`. */
 export interface SimpleStatsRecord {
-  _MIN_VALUES: Buffer;
-  _MAX_VALUES: Buffer;
+  _MIN_VALUES: Buffer | AvroBytes;
+  _MAX_VALUES: Buffer | AvroBytes;
   _NULL_COUNTS: (bigint | null)[] | null;
 }
 
@@ -41,12 +42,13 @@ export function simpleStatsToRecord(s: SimpleStats): SimpleStatsRecord {
 
 export function simpleStatsFromRecord(r: unknown, what: string): SimpleStats {
   const rec = r as Partial<SimpleStatsRecord> | null | undefined;
-  if (!rec || !(rec._MIN_VALUES instanceof Uint8Array) || !(rec._MAX_VALUES instanceof Uint8Array)) {
+  const isBytes = (v: unknown): boolean => v instanceof Uint8Array || v instanceof AvroBytes;
+  if (!rec || !isBytes(rec._MIN_VALUES) || !isBytes(rec._MAX_VALUES)) {
     throw new PaimonError('CORRUPT_METADATA', `${what}: SimpleStats record lacks _MIN_VALUES/_MAX_VALUES`);
   }
   return {
-    minValues: deserializeBinaryRow(rec._MIN_VALUES),
-    maxValues: deserializeBinaryRow(rec._MAX_VALUES),
+    minValues: deserializeBinaryRow(rec._MIN_VALUES as Buffer | AvroBytes),
+    maxValues: deserializeBinaryRow(rec._MAX_VALUES as Buffer | AvroBytes),
     nullCounts: rec._NULL_COUNTS ?? [],
   };
 }

@@ -41,7 +41,9 @@ describe('Avro object container files', () => {
       assert.ok([...readBlocks(buf, 't')].length > 1, 'several blocks');
       const back = [...readObjectsFile(buf, 't')].map((r) => manifestEntryFromRecord(r, 't'));
       assert.equal(back.length, 300);
-      assert.deepEqual(back, entries);
+      // Rows compare by their bytes (decoded rows point into the decoded block).
+      const canon = (x: unknown): string => JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+      assert.equal(canon(back), canon(entries));
     });
   }
 
