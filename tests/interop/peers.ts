@@ -21,6 +21,12 @@
  *                            short tool calls; benchmarks use new PaimonJava(v, { quickStart: false }):
  *     .run(args, opts)           raw: { code, stdout, stderr } (throws unless opts.allowFailure)
  *     .spawn(args)               a ChildProcess (for write-loop during a procedure; caller kills it)
+ *     .batch([[cmd, ...args], ...]) many commands in ONE JVM, stops at the first failure
+ *                                -> [{ ok, stdout, error? }] (JVM starts cost seconds on a busy box)
+ *     .withCatalogOptions({...}) a handle passing catalog options (S3: s3.endpoint, s3.access-key,
+ *                                s3.secret-key, s3.path.style.access) via PAIMON_CATALOG_OPTIONS;
+ *                                S3 needs paimon-s3, on the 1.4.2 class path only (2.0.0 has none on
+ *                                Maven Central)
  *     .paimonVersion()           the Paimon version that resolved, e.g. "1.4.2"
  *     .createMatrix(wh)          creates db `interop` with MATRIX_TABLES (see below) -> MatrixResult
  *     .createTable(wh, db, t, schema: TableSpec)
@@ -43,7 +49,9 @@
  *     .expire(wh, db, t, {retainMin, retainMax, olderThanMillis, maxDeletes}) ExpireSnapshots
  *     .orphanClean(wh, db, t, olderThanMillis, dryRun)  LocalOrphanFilesClean
  *     .rollback(wh, db, t, target) / .rollbackAsLatest(wh, db, t, target) (2.0 only)
- *     .compact(wh, db, t)        Paimon's own full compaction (bucketed or AppendCompactCoordinator)
+ *     .compact(wh, db, t, kind?) Paimon's own compaction: 'full' (default: compact(partition, bucket,
+ *                                true) per bucket entry, or AppendCompactCoordinator for bucket -1)
+ *                                or 'minor' (compact(..., false): Paimon's own picking)
  *     .createTag(wh, db, t, tag, snapshotId?, timeRetainedMillis?) / .createBranch(wh, db, t, b, tag?)
  *     .createConsumer(wh, db, t, id, nextSnapshot)
  *     .listFiles(wh, db, t)      every file reachable from any snapshot/tag/changelog/branch,
@@ -52,7 +60,7 @@
  *                                "... references missing files [...]") if any referenced file is
  *                                missing or any read fails -> { ok, missing, rowCounts, readErrors, files }
  *
- *   pypaimon                   pypaimon 2.0.0 handle:
+ *   pypaimon                   pypaimon 2.0.0 handle (.withCatalogOptions({...}) as for Java):
  *     .read(wh, db, t, target?)  same Row form as java(...).read
  *     .readAll(wh, db, tables)   many tables in one process -> Map<table, { rows } | { error }>
  *     .create(wh, db?)           db (default 'pyinterop') with py_append, py_append_part, py_pk
@@ -550,12 +558,14 @@ export class PaimonJava {
   private readonly opens: string[];
 
   private readonly quickStart: boolean;
+  private readonly catalogOptions: Record<string, string> | undefined;
 
   constructor(
     readonly version: PaimonJavaVersion,
-    opts: { quickStart?: boolean } = {},
+    opts: { quickStart?: boolean; catalogOptions?: Record<string, string> } = {},
   ) {
     this.quickStart = opts.quickStart ?? true;
+    this.catalogOptions = opts.catalogOptions;
     this.fullVersion = FULL_VERSION[version];
     const envName = version === '1.4' ? 'PAIMON_JAVA_CP_1_4' : 'PAIMON_JAVA_CP_2_0';
     this.classPath = envOr(
@@ -583,16 +593,40 @@ export class PaimonJava {
     }
   }
 
+  /** The same peer with extra catalog options (s3.endpoint, s3.access-key, ...) on every call. */
+  withCatalogOptions(catalogOptions: Record<string, string>): PaimonJava {
+    return new PaimonJava(this.version, { quickStart: this.quickStart, catalogOptions });
+  }
+
+  private catalogEnv(extra?: Record<string, string>): Record<string, string> {
+    return { ...(this.catalogOptions ? { PAIMON_CATALOG_OPTIONS: JSON.stringify(this.catalogOptions) } : {}), ...extra };
+  }
+
   /** Runs one PaimonTool command. */
   async run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
     this.ensureBuilt();
-    return runProcess(this.javaBin, this.argv(args), `PaimonTool ${this.fullVersion} ${args.join(' ')}`, opts);
+    return runProcess(this.javaBin, this.argv(args), `PaimonTool ${this.fullVersion} ${args.join(' ')}`, {
+      ...opts,
+      env: this.catalogEnv(opts.env),
+    });
   }
 
   /** Starts a PaimonTool command without waiting (e.g. write-loop while a procedure runs). */
   spawn(args: string[]): ChildProcess {
     this.ensureBuilt();
-    return spawn(this.javaBin, this.argv(args), { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    return spawn(this.javaBin, this.argv(args), { env: childEnv(this.catalogEnv()), stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  /**
+   * Many commands in one JVM (one start instead of one per command): each step is a PaimonTool
+   * argument list; stops at the first failure. Returns each step's stdout (parse it with parseJson
+   * or parseJsonLines) or its error.
+   */
+  async batch(steps: string[][], opts: RunOptions = {}): Promise<{ ok: boolean; stdout: string; error?: string }[]> {
+    const f = join(tempWarehouse('batch'), 'steps.json');
+    writeFileSync(f, JSON.stringify(steps));
+    const r = await this.json<{ results: { ok: boolean; stdout: string; error?: string }[] }>(['batch', f], { timeoutMs: 600_000, ...opts });
+    return r.results;
   }
 
   /** Runs a command that prints one JSON document. */
@@ -709,8 +743,14 @@ export class PaimonJava {
     return this.json(['rollback-as-latest', wh, db, table, String(target)]);
   }
 
-  compact(wh: string, db: string, table: string): Promise<{ mode: string; before: number | bigint | null; latestSnapshotId: number | bigint | null }> {
-    return this.json(['compact', wh, db, table], { timeoutMs: 600_000 });
+  /** Full compaction by default; `minor` lets Paimon's compaction manager pick (bucketed tables). */
+  compact(
+    wh: string,
+    db: string,
+    table: string,
+    kind: 'full' | 'minor' = 'full',
+  ): Promise<{ mode: string; full: boolean; before: number | bigint | null; latestSnapshotId: number | bigint | null }> {
+    return this.json(['compact', wh, db, table, kind], { timeoutMs: 600_000 });
   }
 
   createTag(wh: string, db: string, table: string, tag: string, snapshotId?: number | bigint, timeRetainedMillis?: number): Promise<{ tag: string; snapshotId: number | bigint }> {
@@ -793,16 +833,22 @@ export class PyPaimon {
   readonly python: string;
   readonly script: string;
 
-  constructor() {
+  constructor(private readonly catalogOptions?: Record<string, string>) {
     this.python = envOr('PYPAIMON_PYTHON', join(HERE, '.venv', 'bin', 'python'));
     this.script = envOr('PYPAIMON_SCRIPT', join(PY_DIR, 'paimon_peer.py'));
+  }
+
+  /** The same peer with extra catalog options (s3.endpoint, s3.access-key, ...) on every call. */
+  withCatalogOptions(catalogOptions: Record<string, string>): PyPaimon {
+    return new PyPaimon(catalogOptions);
   }
 
   async run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
     if (!existsSync(this.python)) {
       throw new PeerError(`pypaimon peer is not installed (${this.python} missing): run pypaimon_install from tests/setup/pypaimon.sh`, null, '', '');
     }
-    return runProcess(this.python, [this.script, ...args], `pypaimon ${args.join(' ')}`, opts);
+    const env = { ...(this.catalogOptions ? { PAIMON_CATALOG_OPTIONS: JSON.stringify(this.catalogOptions) } : {}), ...opts.env };
+    return runProcess(this.python, [this.script, ...args], `pypaimon ${args.join(' ')}`, { ...opts, env });
   }
 
   private async json<T>(args: string[], opts: RunOptions = {}): Promise<T> {

@@ -136,6 +136,7 @@ public class PaimonTool {
         throw new IllegalArgumentException(
                 "usage: PaimonTool <command> ...\n"
                         + "  version\n"
+                        + "  batch <json-file>   (a JSON array of argument arrays, run in this one JVM; stops at the first failure)\n"
                         + "  create-matrix <warehouse>\n"
                         + "  create-table <warehouse> <db> <table> <schema-json-file>\n"
                         + "  dump <warehouse> <db> <table> [branch]\n"
@@ -148,7 +149,7 @@ public class PaimonTool {
                         + "  orphan-clean <wh> <db> <tbl> <olderThanMillis> <dryRun>\n"
                         + "  rollback <wh> <db> <tbl> <snapshotId|tag:<name>|<tag>>\n"
                         + "  rollback-as-latest <wh> <db> <tbl> <snapshotId|tag:<name>|<tag>>\n"
-                        + "  compact <wh> <db> <tbl>\n"
+                        + "  compact <wh> <db> <tbl> [full|minor]\n"
                         + "  create-tag <wh> <db> <tbl> <tag> [snapshotId] [timeRetainedMillis]\n"
                         + "  create-branch <wh> <db> <tbl> <branch> [tag]\n"
                         + "  create-consumer <wh> <db> <tbl> <consumerId> <nextSnapshot>\n"
@@ -161,6 +162,10 @@ public class PaimonTool {
         switch (a[0]) {
             case "version":
                 emit(obj("paimonVersion", paimonVersion()));
+                return;
+            case "batch":
+                need(a, 2);
+                batch(readFile(a[1]));
                 return;
             case "create-matrix":
                 need(a, 2);
@@ -214,7 +219,7 @@ public class PaimonTool {
                 return;
             case "compact":
                 need(a, 4);
-                compact(a[1], a[2], a[3]);
+                compact(a[1], a[2], a[3], a.length < 5 || !a[4].equals("minor"));
                 return;
             case "create-tag":
                 need(a, 5);
@@ -240,6 +245,35 @@ public class PaimonTool {
             default:
                 usage();
         }
+    }
+
+    /** Runs many commands in one JVM; each command's stdout is captured into the result. */
+    static void batch(String json) throws Exception {
+        JsonNode steps = JsonSerdeUtil.OBJECT_MAPPER_INSTANCE.readTree(json);
+        PrintStream real = out;
+        List<Object> results = new ArrayList<>();
+        try {
+            for (JsonNode step : steps) {
+                String[] args = new String[step.size()];
+                for (int i = 0; i < args.length; i++) args[i] = step.get(i).asText();
+                java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+                out = new PrintStream(buf, true, StandardCharsets.UTF_8);
+                try {
+                    if (args.length > 0 && args[0].equals("batch")) throw new IllegalArgumentException("batch cannot nest");
+                    run(args);
+                    out.flush();
+                    results.add(obj("ok", true, "stdout", buf.toString(StandardCharsets.UTF_8)));
+                } catch (Throwable t) {
+                    out.flush();
+                    t.printStackTrace(System.err);
+                    results.add(obj("ok", false, "stdout", buf.toString(StandardCharsets.UTF_8), "error", String.valueOf(t)));
+                    break;
+                }
+            }
+        } finally {
+            out = real;
+        }
+        emit(obj("results", results));
     }
 
     static void need(String[] a, int n) {
@@ -268,10 +302,25 @@ public class PaimonTool {
 
     // ------------------------------------------------------------------ catalog helpers
 
-    static Catalog catalog(String warehouse) {
+    /**
+     * A filesystem catalog on the warehouse. Extra catalog options (e.g. s3.endpoint, s3.access-key,
+     * s3.secret-key, s3.path.style.access for an S3 warehouse) come from the environment variable
+     * PAIMON_CATALOG_OPTIONS, a JSON object of strings.
+     */
+    static Catalog catalog(String warehouse) throws Exception {
         String wh = warehouse;
         if (!wh.contains("://")) wh = "file://" + Paths.get(wh).toAbsolutePath();
-        return CatalogFactory.createCatalog(CatalogContext.create(new Path(wh)));
+        org.apache.paimon.options.Options options = new org.apache.paimon.options.Options();
+        options.set("warehouse", wh);
+        String extra = System.getenv("PAIMON_CATALOG_OPTIONS");
+        if (extra != null && !extra.isBlank()) {
+            Iterator<Map.Entry<String, JsonNode>> it = JsonSerdeUtil.OBJECT_MAPPER_INSTANCE.readTree(extra).fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                options.set(e.getKey(), e.getValue().asText());
+            }
+        }
+        return CatalogFactory.createCatalog(CatalogContext.create(options));
     }
 
     static FileStoreTable table(Catalog c, String db, String tbl) throws Exception {
@@ -1391,7 +1440,7 @@ public class PaimonTool {
                 "latestSnapshotId", t.snapshotManager().latestSnapshotId()));
     }
 
-    static void compact(String wh, String db, String tbl) throws Exception {
+    static void compact(String wh, String db, String tbl, boolean full) throws Exception {
         FileStoreTable t = table(wh, db, tbl);
         t = t.copy(Map.of("write-only", "false"));
         Long before = t.snapshotManager().latestSnapshotId();
@@ -1413,12 +1462,12 @@ public class PaimonTool {
             try (BatchTableWrite w = b.newWrite(); BatchTableCommit c = b.newCommit()) {
                 w.withIOManager(ioManager());
                 for (org.apache.paimon.manifest.BucketEntry e : t.newSnapshotReader().bucketEntries())
-                    w.compact(e.partition(), e.bucket(), true);
+                    w.compact(e.partition(), e.bucket(), full);
                 c.commit(w.prepareCommit());
             }
         }
         t.snapshotManager().invalidateCache();
-        emit(obj("mode", mode, "before", before, "latestSnapshotId", t.snapshotManager().latestSnapshotId()));
+        emit(obj("mode", mode, "full", full, "before", before, "latestSnapshotId", t.snapshotManager().latestSnapshotId()));
     }
 
     static void createTag(String wh, String db, String tbl, String tag, Long snapshotId, Long retainMillis) throws Exception {

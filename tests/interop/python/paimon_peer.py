@@ -31,7 +31,14 @@ from pypaimon import CatalogFactory, Schema
 
 
 def catalog(warehouse):
-    return CatalogFactory.create({"warehouse": warehouse})
+    """Filesystem catalog; extra options (s3.endpoint, s3.access-key, ...) from the environment
+    variable PAIMON_CATALOG_OPTIONS, a JSON object of strings (same as PaimonTool)."""
+    import os
+    options = {"warehouse": warehouse}
+    extra = os.environ.get("PAIMON_CATALOG_OPTIONS")
+    if extra:
+        options.update({k: str(v) for k, v in json.loads(extra).items()})
+    return CatalogFactory.create(options)
 
 
 def table_of(warehouse, db, name):
