@@ -60,6 +60,36 @@ export function parseJson(text: string, what = 'JSON'): JsonValue {
       throw new PaimonError('CORRUPT_METADATA', `malformed JSON in ${what}: ${(e as Error).message}`);
     }
   }
+  // Fast exact path: wrap the few number literals JSON.parse would round (16+ digit integers,
+  // fractions, exponents) as marker strings, then turn them back in a reviver. A NUL character
+  // cannot appear unescaped in JSON text; texts that escape one use the hand-written parser.
+  if (!text.includes('\\u0000')) {
+    let wrapped: string;
+    try {
+      wrapped = text.replace(NUMBER_OR_STRING, (m) => (m.charCodeAt(0) === 0x22 ? m : `"\\u0000${m}"`));
+      return JSON.parse(wrapped, reviveMarkers) as JsonValue;
+    } catch {
+      // Fall through: the exact parser reports the error with its offset.
+    }
+  }
+  return new Parser(text, what).parseDocument();
+}
+
+/** A JSON string literal, or a number literal that JSON.parse would not keep exactly. */
+const NUMBER_OR_STRING = /"(?:[^"\\]|\\.)*"|-?\d{16,}(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\d+(?:\.\d+(?:[eE][-+]?\d+)?|[eE][-+]?\d+)/g;
+
+function reviveMarkers(_key: string, v: unknown): unknown {
+  if (typeof v !== 'string' || v.charCodeAt(0) !== 0) return v;
+  const text = v.slice(1);
+  if (/^-?\d+$/.test(text)) {
+    const big = BigInt(text);
+    return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+  }
+  return new JsonDecimal(text);
+}
+
+/** The hand-written exact parser alone (the reference the fast paths are tested against). */
+export function parseJsonExact(text: string, what = 'JSON'): JsonValue {
   return new Parser(text, what).parseDocument();
 }
 

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonDecimal, parseJson, quoteJsonString, toJsonCompact, toJsonPretty, orderedObject } from '../../../src/paimon/json.js';
+import fc from 'fast-check';
+import { JsonDecimal, parseJson, parseJsonExact, quoteJsonString, toJsonCompact, toJsonPretty, orderedObject } from '../../../src/paimon/json.js';
 import { isPaimonError } from '../../../src/paimon/errors.js';
 
 // Expected layouts below are Jackson 2 DefaultPrettyPrinter output as it appears in Paimon's own
@@ -121,5 +122,35 @@ describe('toJsonPretty writes the Jackson default pretty-printer layout', () => 
     const text = '{\n  "z" : 9223372036854775807,\n  "a" : [ 1, 2 ],\n  "m" : 0.5\n}';
     assert.equal(toJsonPretty(parseJson(text)), text);
     assert.equal(toJsonCompact(parseJson(text)), '{"z":9223372036854775807,"a":[1,2],"m":0.5}');
+  });
+});
+
+describe('fast and exact parse paths agree', () => {
+  const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+    v: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('9223372036854775807', '"1.5"', '\\', 'a"b', '12345678901234567.5'),
+      fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 999999999 })).map(([a, b]) => new JsonDecimal(`${a}.${b}`)),
+      fc.array(tie('v'), { maxLength: 4 }),
+      fc.dictionary(fc.string(), tie('v'), { maxKeys: 4 }),
+    ),
+  })).v;
+
+  test('random documents: parse(pretty(v)) is identical on both paths and preserves v', () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        const text = toJsonPretty(v as Parameters<typeof toJsonPretty>[0]);
+        const fast = parseJson(text);
+        const exact = parseJsonExact(text);
+        assert.deepEqual(fast, exact);
+        assert.equal(toJsonPretty(fast), text);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
