@@ -21,6 +21,7 @@ import {
   SERVER_MORE_RESULTS_EXISTS,
 } from '../protocol/constants.js';
 import { buildErr, buildOk } from '../protocol/generic-response.js';
+import { binaryResultSetPayloads } from '../protocol/prepared-statement.js';
 import { framePayloads, textResultSetPayloads, type ColumnDefinition } from '../protocol/result-set.js';
 import type { ColumnSpec, ColumnType, LocalReply } from './route.js';
 
@@ -54,6 +55,8 @@ export interface ReplyContext {
   capabilities: number;
   /** Status flags the upstream last reported (or the standalone session's own). */
   statusFlags: number;
+  /** Binary protocol rows (the answer to COM_STMT_EXECUTE). */
+  binary?: boolean;
 }
 
 /**
@@ -83,7 +86,11 @@ export function localReplyPayloads(replies: readonly LocalReply[], ctx: ReplyCon
         break;
       case 'resultset':
         out.push(
-          ...textResultSetPayloads(r.columns.map(columnDefinition), r.rows, { capabilities: ctx.capabilities, statusFlags: base, moreResults: more }),
+          ...(ctx.binary ? binaryResultSetPayloads : textResultSetPayloads)(r.columns.map(columnDefinition), r.rows, {
+            capabilities: ctx.capabilities,
+            statusFlags: base,
+            moreResults: more,
+          }),
         );
         break;
     }

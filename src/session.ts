@@ -56,6 +56,7 @@ import {
   OK_HEADER,
   RELAY_MASKED_CAPABILITIES,
   SERVER_STATUS_AUTOCOMMIT,
+  SERVER_STATUS_NO_BACKSLASH_ESCAPES,
 } from '../protocol/constants.js';
 import { buildEof, buildErr, buildOk, type ErrPacket } from '../protocol/generic-response.js';
 import {
@@ -70,9 +71,12 @@ import {
   type HandshakeResponse41,
 } from '../protocol/handshake.js';
 import { encodePacket, PacketReader, type Packet } from '../protocol/packet.js';
+import { parseExecute, prepareOkPayloads, statementIdOf } from '../protocol/prepared-statement.js';
 import { InfileScanner, ResponseTracker, TrackerState } from '../protocol/response-tracker.js';
 import { LocalAuthenticator, type AuthStep } from './local-auth.js';
 import { encodeLocalReplies } from './local-reply.js';
+import { bindPlaceholders, findPlaceholders, ProxyStatements } from './prepared-call.js';
+import { classifyStatement } from './statement-prefilter.js';
 import type { Logger } from './observability/logger.js';
 import type { LocalReply, Route, SessionView, StatementRouter } from './route.js';
 import { maskText } from './security/masking.js';
@@ -91,6 +95,8 @@ const ER_SECURE_TRANSPORT_REQUIRED = 3159;
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 const ER_UNSUPPORTED_PS = 1295;
 const ER_UNKNOWN_STMT_HANDLER = 1243;
+const ER_WRONG_ARGUMENTS = 1210;
+const ER_STMT_HAS_NO_OPEN_CURSOR = 1421;
 
 /** Capabilities the standalone greeting offers (no LOCAL INFILE, no compression, no session tracking). */
 const STANDALONE_CAPABILITIES =
@@ -201,6 +207,8 @@ export class Session implements SessionView {
   /** Set by a forwarded command whose success must update session state. */
   private onUpstreamOk: (() => void) | null = null;
   private localRunning: AbortController | null = null;
+  /** Prepared statements the proxy answers itself (intercepted CALLs). */
+  private readonly statements = new ProxyStatements();
   private handshakeTimer: NodeJS.Timeout | null = null;
   private upstreamPausedByClient = false;
   private clientPausedByUpstream = false;
@@ -697,6 +705,7 @@ export class Session implements SessionView {
 
   private relayCommand(p: Packet): void {
     const cmd = p.payload[0];
+    if (cmd >= COM_STMT_PREPARE && cmd <= COM_STMT_FETCH && this.preparedCommand(p)) return;
     switch (cmd) {
       case COM_QUERY: {
         const route = this.route(p.payload.toString('utf8', 1));
@@ -736,11 +745,15 @@ export class Session implements SessionView {
           this.currentCatalog = catalog;
           this.currentDatabase = database;
           (this.deps.router as InitDbRouter).resetSession?.(this);
+          this.statements.clear();
         };
         break;
       }
       case COM_RESET_CONNECTION:
-        this.onUpstreamOk = () => (this.deps.router as InitDbRouter).resetSession?.(this);
+        this.onUpstreamOk = () => {
+          (this.deps.router as InitDbRouter).resetSession?.(this);
+          this.statements.clear();
+        };
         break;
       case COM_QUIT:
         this.writeUpstream(p.raw);
@@ -818,7 +831,7 @@ export class Session implements SessionView {
     this.pump();
   }
 
-  private runLocal(run: (signal: AbortSignal) => Promise<LocalReply[]>): void {
+  private runLocal(run: (signal: AbortSignal) => Promise<LocalReply[]>, binary = false): void {
     const ac = new AbortController();
     this.localRunning = ac;
     let promise: Promise<LocalReply[]>;
@@ -836,14 +849,77 @@ export class Session implements SessionView {
       .then((replies) => {
         if (this.localRunning === ac) this.localRunning = null;
         if (this.phase !== 'command') return;
-        this.writeLocal(replies);
+        this.writeLocal(replies, binary);
         this.pump();
       })
       .catch((e: unknown) => this.protocolFailure(e, 'local reply'));
   }
 
-  private writeLocal(replies: readonly LocalReply[]): void {
-    this.client.write(encodeLocalReplies(replies, { capabilities: this.capabilities, statusFlags: this.statusFlags }));
+  private writeLocal(replies: readonly LocalReply[], binary = false): void {
+    this.client.write(encodeLocalReplies(replies, { capabilities: this.capabilities, statusFlags: this.statusFlags, binary }));
+  }
+
+  /**
+   * COM_STMT_* for statements the proxy answers itself. Returns false when the command is not
+   * about one of them (then it is forwarded, or answered as usual in standalone mode).
+   */
+  private preparedCommand(p: Packet): boolean {
+    const cmd = p.payload[0];
+    if (cmd === COM_STMT_PREPARE) {
+      const sql = p.payload.toString('utf8', 1);
+      if (classifyStatement(sql) !== 'call') return false;
+      const placeholders = findPlaceholders(sql);
+      if (placeholders === null) return false;
+      // Route with NULLs in the placeholders: only the decision (ours or the FE's) is used now.
+      const probe = bindPlaceholders({ id: 0, sql, placeholders, types: null, longData: new Map() }, placeholders.map(() => null), true);
+      if (this.route(probe).kind !== 'local') return false;
+      const stmt = this.statements.create(sql, placeholders);
+      this.replyPayloads(prepareOkPayloads(stmt.id, placeholders.length, [], this.capabilities, this.statusFlags));
+      return true;
+    }
+    if (cmd === COM_SET_OPTION) return false;
+    const stmt = this.statements.get(statementIdOf(p.payload));
+    if (!stmt) return false;
+    switch (cmd) {
+      case COM_STMT_EXECUTE: {
+        let sql: string;
+        try {
+          const req = parseExecute(p.payload, stmt.placeholders.length, stmt.types, stmt.longData);
+          stmt.types = req.types;
+          stmt.longData = new Map();
+          sql = bindPlaceholders(stmt, req.values, !(this.statusFlags & SERVER_STATUS_NO_BACKSLASH_ESCAPES));
+        } catch (e) {
+          stmt.longData = new Map();
+          this.replyPayloads([this.err(ER_WRONG_ARGUMENTS, 'HY000', `Incorrect arguments to mysqld_stmt_execute: ${e instanceof Error ? e.message : String(e)}`)]);
+          return true;
+        }
+        const route = this.route(sql);
+        if (route.kind === 'local') this.runLocal(route.run, true);
+        else this.replyPayloads([this.err(ER_UNKNOWN_ERROR, 'HY000', 'this prepared statement is no longer one the proxy runs; prepare it again')]);
+        return true;
+      }
+      case COM_STMT_SEND_LONG_DATA: {
+        if (p.payload.length >= 7) {
+          const index = p.payload.readUInt16LE(5);
+          const data = p.payload.subarray(7);
+          const prev = stmt.longData.get(index);
+          stmt.longData.set(index, prev ? Buffer.concat([prev, data]) : Buffer.from(data));
+        }
+        return true; // no response, by protocol
+      }
+      case COM_STMT_CLOSE:
+        this.statements.delete(stmt.id);
+        return true; // no response, by protocol
+      case COM_STMT_RESET:
+        stmt.longData = new Map();
+        this.replyPayloads([this.ok()]);
+        return true;
+      case COM_STMT_FETCH:
+        this.replyPayloads([this.err(ER_STMT_HAS_NO_OPEN_CURSOR, 'HY000', `The statement (${stmt.id}) has no open cursor.`)]);
+        return true;
+      default:
+        return false;
+    }
   }
 
   /** Aborts the local statement this session is running (KILL QUERY from another session). */
@@ -875,6 +951,7 @@ export class Session implements SessionView {
 
   private standaloneCommand(p: Packet): void {
     const cmd = p.payload[0];
+    if (cmd >= COM_STMT_PREPARE && cmd <= COM_STMT_FETCH && this.preparedCommand(p)) return;
     switch (cmd) {
       case COM_QUERY: {
         const route = this.route(p.payload.toString('utf8', 1));
@@ -896,6 +973,7 @@ export class Session implements SessionView {
         return;
       case COM_RESET_CONNECTION:
         (this.deps.router as InitDbRouter).resetSession?.(this);
+        this.statements.clear();
         this.replyPayloads([this.ok()]);
         return;
       case COM_INIT_DB: {

@@ -53,6 +53,49 @@ describe('relay: intercepted CALL', () => {
     });
   }
 
+  test('a prepared CALL (mysql2 execute: COM_STMT_PREPARE / EXECUTE / CLOSE) is answered by the proxy in the binary protocol', async () => {
+    const c = await connect(proxy.address.port);
+    try {
+      const sql = `CALL paimon.sys.test_echo(table => ?, n => ?) /* ${marker} */`;
+      // mysql2 binds JS numbers as DOUBLE (rendered as number literals) and null as NULL
+      for (const [table, n] of [['sales.orders', 5], ['ops.events', -4503599627370496], ['sales.items', null]] as const) {
+        const [res] = await c.execute(sql, [table, n]);
+        const sets = res as unknown as [{ identifier: string; n: number | null; caller_db: string | null }[], { affectedRows: number }];
+        assert.equal(sets.length, 2);
+        assert.deepEqual(sets[0], [{ identifier: table, n, caller_db: null }]);
+      }
+      // a quote and a backslash in a string parameter reach the procedure intact (its error names the table)
+      const e = await captureError(c.execute(sql, ["it's\\odd.t", 1]));
+      assert.match(String(e.sqlMessage), /it's\\odd/);
+      await c.unprepare(sql);
+      // a CALL of the FE's own procedure is still prepared by the FE
+      const [fe] = await c.execute("CALL sys.table_exists(?, ?, @t)", ['proxytest', 'nope']);
+      assert.ok(fe);
+      const [after] = await c.execute('SELECT ? + 1 AS x', [41]);
+      assert.deepEqual(after, [{ x: 42 }]);
+    } finally {
+      await c.end();
+    }
+    assert.ok(!readFileSync(mariadb().generalLog, 'utf8').includes(marker), 'the prepared CALL never reached the FE');
+  });
+
+  test('Connector/J: a server-side PreparedStatement CALL gets the same rows as a plain statement', async () => {
+    const jar = process.env.CONNECTOR_J_JAR;
+    if (!jar) throw new Error('CONNECTOR_J_JAR is not set: run through tests/run.sh');
+    const db = mariadb();
+    const probe = new URL('./jdbc/JdbcProbe.java', import.meta.url).pathname;
+    const url = `jdbc:mysql://127.0.0.1:${proxy.address.port}/proxytest?sslMode=DISABLED&useServerPrepStmts=true`;
+    const r = await run('java', ['-cp', jar, probe, url, db.user, db.password,
+      "CALL paimon.sys.test_echo(table => 'sales.orders', n => 77)",
+      '@prepared CALL paimon.sys.test_echo(table => ?, n => ?)|sales.orders|77'], { timeoutMs: 120_000 });
+    assert.equal(r.code, 0, r.stderr);
+    const blocks = r.stdout.split(/^> /m).filter((b) => b.startsWith('CALL') || b.startsWith('prepared CALL'));
+    assert.equal(blocks.length, 2, r.stdout);
+    const body = (b: string) => b.slice(b.indexOf('\n') + 1);
+    assert.equal(body(blocks[1]), body(blocks[0]));
+    assert.match(blocks[1], /ROW\tsales\.orders\t77\tnull/);
+  });
+
   test('the mariadb CLI shows the intercepted result set', async () => {
     const db = mariadb();
     const r = await run('mariadb', ['--no-defaults', '-h127.0.0.1', `-P${proxy.address.port}`, `-u${db.user}`, `-p${db.password}`, 'proxytest', '--batch', '-e', "CALL paimon.sys.test_echo('ops.events', 9); SELECT 'after' AS x"], { timeoutMs: 30_000 });

@@ -74,6 +74,20 @@ describe('standalone authentication', () => {
     }
   });
 
+  test('prepared statements in standalone mode: a prepared CALL runs, anything else is refused clearly', async () => {
+    const c = await conn('native_user', 'n-pass');
+    try {
+      const e = await captureError(c.execute('CALL paimon.sys.expire_snapshots(table => ?)', ['nodb.t']));
+      assert.equal(e.errno, 1049, String(e.sqlMessage));
+      assert.match(String(e.sqlMessage), /'nodb'/, 'the bound value reached the procedure');
+      const other = await captureError(c.execute('SELECT ?', [1]));
+      assert.equal(other.errno, 1295);
+      await c.ping();
+    } finally {
+      await c.end();
+    }
+  });
+
   test('unknown users are refused like wrong passwords', async () => {
     const e = await captureError(conn('root', ''));
     assert.equal(e.errno, 1045, 'the built-in root is gone once a users file is configured');

@@ -3,7 +3,8 @@
 // Prints every result of every statement in a stable text form, so a test can compare the output
 // through the proxy with the output of a direct connection. A statement prefixed with
 // "@timeout " runs with Statement.setQueryTimeout(1): Connector/J then cancels it with
-// KILL QUERY over a second connection, using the connection id from the greeting.
+// KILL QUERY over a second connection, using the connection id from the greeting. A statement
+// "@prepared <sql>|<p1>|<p2>..." runs as a PreparedStatement (integers via setLong, else setString).
 import java.sql.*;
 
 public class JdbcProbe {
@@ -11,6 +12,21 @@ public class JdbcProbe {
     try (Connection c = DriverManager.getConnection(args[0], args[1], args[2])) {
       for (int i = 3; i < args.length; i++) {
         String sql = args[i];
+        if (sql.startsWith("@prepared ")) {
+          // "@prepared <sql>|<param>|<param>...": a PreparedStatement; integers bound with setLong, the rest with setString
+          String[] parts = sql.substring("@prepared ".length()).split("\\|", -1);
+          System.out.println("> prepared " + parts[0]);
+          try (PreparedStatement ps = c.prepareStatement(parts[0])) {
+            for (int k = 1; k < parts.length; k++) {
+              if (parts[k].matches("-?[0-9]{1,18}")) ps.setLong(k, Long.parseLong(parts[k]));
+              else ps.setString(k, parts[k]);
+            }
+            print(ps, ps.execute());
+          } catch (SQLException e) {
+            System.out.println("ERR " + e.getErrorCode() + " " + e.getSQLState() + " " + e.getClass().getSimpleName() + ": " + e.getMessage());
+          }
+          continue;
+        }
         boolean timeout = sql.startsWith("@timeout ");
         if (timeout) sql = sql.substring("@timeout ".length());
         System.out.println("> " + sql);
