@@ -7,10 +7,11 @@
  *
  * Codecs: `null`, `deflate` (raw deflate), `zstandard` (Paimon's default: `manifest.compression`
  * = zstd, level 1; decoded with fzstd, encoded with the zstd WebAssembly build because Node 20 has no
- * zstd) and `snappy` (decoded here: raw snappy + CRC32 of the uncompressed block).
+ * zstd) and `snappy` (raw snappy + CRC32 of the uncompressed block; decoded here, and written as
+ * a literal-only snappy stream).
  */
 import { randomBytes } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type avro from 'avsc';
 import { decompress as zstdDecompress } from 'fzstd';
 import { init as zstdInit, compress as zstdCompress } from '@bokuweb/zstd-wasm';
@@ -32,9 +33,7 @@ export function avroCodecFor(compression: string | undefined): AvroCodec {
   if (c === 'zstd' || c === 'zstandard') return 'zstandard';
   if (c === 'null' || c === 'none' || c === 'uncompressed') return 'null';
   if (c === 'deflate') return 'deflate';
-  if (c === 'snappy') {
-    throw new PaimonError('UNSUPPORTED_FORMAT', 'writing snappy-compressed Avro metadata is not supported; use manifest.compression=zstd');
-  }
+  if (c === 'snappy') return 'snappy';
   throw new PaimonError('UNSUPPORTED_FORMAT', `unsupported Avro codec for metadata files: '${compression}'`);
 }
 
@@ -129,6 +128,28 @@ function snappyDecompress(src: Buffer): Buffer {
   return out;
 }
 
+/**
+ * A valid snappy stream that stores the input as literals (no matching): readers decode it like
+ * any snappy block. Metadata files are small, so honouring the codec matters more than its ratio.
+ */
+function snappyLiteral(src: Buffer): Buffer {
+  const head: number[] = [];
+  let n = src.length;
+  do {
+    let b = n % 128;
+    n = Math.floor(n / 128);
+    if (n > 0) b |= 0x80;
+    head.push(b);
+  } while (n > 0);
+  const parts: Buffer[] = [Buffer.from(head)];
+  for (let off = 0; off < src.length; off += 65536) {
+    const chunk = src.subarray(off, Math.min(src.length, off + 65536));
+    const l = chunk.length - 1;
+    parts.push(l < 60 ? Buffer.from([l << 2]) : l < 256 ? Buffer.from([60 << 2, l]) : Buffer.from([61 << 2, l & 0xff, l >> 8]), chunk);
+  }
+  return Buffer.concat(parts);
+}
+
 // ---------------------------------------------------------------- block codecs
 
 function decodeBlock(codec: string, data: Buffer): Buffer {
@@ -141,9 +162,12 @@ function decodeBlock(codec: string, data: Buffer): Buffer {
       const out = zstdDecompress(data);
       return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
     }
-    case 'snappy':
-      // Avro appends a 4-byte CRC32 of the uncompressed data.
-      return snappyDecompress(data.subarray(0, data.length - 4));
+    case 'snappy': {
+      // Avro appends a 4-byte CRC32 (big-endian) of the uncompressed data.
+      const out = snappyDecompress(data.subarray(0, data.length - 4));
+      if ((crc32(out) >>> 0) !== data.readUInt32BE(data.length - 4)) throw new PaimonError('CORRUPT_METADATA', 'snappy block checksum mismatch');
+      return out;
+    }
     default:
       throw new PaimonError('UNSUPPORTED_FORMAT', `Avro codec '${codec}' is not supported for metadata files`);
   }
@@ -155,6 +179,12 @@ async function encodeBlock(codec: AvroCodec, data: Buffer, zstdLevel: number): P
       return data;
     case 'deflate':
       return deflateRawSync(data);
+    case 'snappy': {
+      // Avro's SnappyCodec: the snappy block followed by the CRC32 of the uncompressed data (BE).
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(data) >>> 0);
+      return Buffer.concat([snappyLiteral(data), crc]);
+    }
     case 'zstandard': {
       await ensureZstd();
       const out = zstdCompress(data, zstdLevel);

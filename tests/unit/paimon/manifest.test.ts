@@ -33,7 +33,7 @@ function entry(name: string, dt: string | null, opts: Partial<{ bucket: number; 
 }
 
 describe('Avro object container files', () => {
-  for (const codec of ['null', 'deflate', 'zstandard'] as const) {
+  for (const codec of ['null', 'deflate', 'zstandard', 'snappy'] as const) {
     test(`${codec}: entries survive encode/decode across several blocks`, async () => {
       const entries = Array.from({ length: 300 }, (_, i) => entry(`data-${i}.parquet`, `2024-01-${String((i % 28) + 1).padStart(2, '0')}`));
       const buf = await encodeObjectsFile(MANIFEST_ENTRY_SCHEMA, entries.map(manifestEntryToRecord), { codec, syncInterval: 4096 });
