@@ -339,3 +339,27 @@ describe('S3 configuration and secrets', () => {
     }
   });
 });
+
+describe('path helpers', () => {
+  test('join, name, parent and URI parsing in every supported spelling', async () => {
+    const p = await import('../../../src/paimon/path.js');
+    assert.equal(p.join('/wh/', 'db.db', 't'), '/wh/db.db/t');
+    assert.equal(p.join('s3://bucket/wh', 'db.db', '/t'), 's3://bucket/wh/db.db/t');
+    assert.equal(p.join('s3://bucket', 'k'), 's3://bucket/k');
+    assert.equal(p.name('/wh/db.db/t/snapshot/snapshot-3'), 'snapshot-3');
+    assert.equal(p.name('s3://bucket/wh/'), 'wh');
+    assert.equal(p.parent('/wh/db.db'), '/wh');
+    assert.equal(p.parent('/wh'), '/');
+    assert.equal(p.parent('/'), null);
+    assert.equal(p.parent('s3://bucket/wh'), 's3://bucket');
+    assert.equal(p.parent('s3://bucket'), null);
+    assert.deepEqual(p.parseUri('s3a://b/wh/x'), { scheme: 's3a', authority: 'b', path: 'wh/x' });
+    assert.deepEqual(p.parseUri('oss://b'), { scheme: 'oss', authority: 'b', path: '' });
+    assert.deepEqual(p.parseUri('file:///tmp/a%20b'), { scheme: 'file', authority: '', path: '/tmp/a b' });
+    assert.deepEqual(p.parseUri('file:/tmp/x'), { scheme: 'file', authority: '', path: '/tmp/x' });
+    assert.equal(p.tempPathFor('/t/snapshot/snapshot-4', 'U'), '/t/snapshot/.snapshot-4.U.tmp');
+    assert.throws(() => p.parseUri('s3:/nobucket'), (e) => isPaimonError(e, 'INVALID_ARGUMENT'));
+    assert.throws(() => p.parseUri('file://otherhost/x'), (e) => isPaimonError(e, 'INVALID_ARGUMENT'));
+    assert.throws(() => new LocalFileIO().toLocal('relative/path'), (e) => isPaimonError(e, 'INVALID_ARGUMENT'));
+  });
+});
