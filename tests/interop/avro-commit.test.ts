@@ -17,6 +17,7 @@ import { toDeleteEntry, type ManifestEntry } from '../../src/paimon/manifest-ent
 import { FileSource } from '../../src/paimon/data-file-meta.js';
 import { isPaimonError } from '../../src/paimon/errors.js';
 import { VERSIONS, paimonTool, paimonToolJson, tempDir } from './avro-support.js';
+import { pypaimon } from './peers.js';
 
 const obj = (v: JsonValue | undefined): JsonObject => {
   assert.ok(v !== undefined && isJsonObject(v), 'expected a JSON object');
@@ -32,6 +33,7 @@ for (const version of VERSIONS) {
     let wh = '';
     let table = '';
     let rowsBefore: string[] = [];
+    let pyRowsBefore: unknown[] = [];
     const fileIO = new LocalFileIO();
     const newCommit = (): FileStoreCommit =>
       new FileStoreCommit({
@@ -55,6 +57,8 @@ for (const version of VERSIONS) {
       table = join(wh, 'interop.db', 'golden');
       rowsBefore = (await paimonTool(version, 'read', wh, 'interop', 'golden')).sort();
       assert.equal(rowsBefore.length, 2, 'the golden table has two live rows (one updated, one deleted)');
+      pyRowsBefore = await pypaimon.read(wh, 'interop', 'golden');
+      assert.equal(pyRowsBefore.length, 2);
     });
 
     test('our scan finds exactly the live files of Java\'s manifests', async () => {
@@ -110,6 +114,7 @@ for (const version of VERSIONS) {
 
       const after = (await paimonTool(version, 'read', wh, 'interop', 'golden')).sort();
       assert.deepEqual(after, rowsBefore, 'Java reads the same rows through our snapshot');
+      assert.deepEqual(await pypaimon.read(wh, 'interop', 'golden'), pyRowsBefore, 'pypaimon reads the same rows through our snapshot');
       const check = obj(await paimonToolJson(version, 'check', wh, 'interop', 'golden'));
       assert.equal(check.ok, true, `Java finds every referenced file: ${JSON.stringify(check.missing)}`);
 
