@@ -66,7 +66,10 @@ export function compareUtf8(a: string, b: string): number {
     const y = b.charCodeAt(i);
     if (x === y) continue;
     if (x < 0xd800 && y < 0xd800) return x - y;
-    return compareBytes(utf8.encode(a.slice(i)), utf8.encode(b.slice(i)));
+    // Compare the rest as UTF-8, starting at a whole code point (both strings share the
+    // high surrogate before i when they differ in a low surrogate).
+    const j = i > 0 && (a.charCodeAt(i - 1) & 0xfc00) === 0xd800 ? i - 1 : i;
+    return compareBytes(utf8.encode(a.slice(j)), utf8.encode(b.slice(j)));
   }
   return a.length - b.length;
 }
