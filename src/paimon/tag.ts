@@ -151,3 +151,12 @@ export function localDateTimeToString(t: LocalDateTimeParts): string {
   }
   return s;
 }
+
+/**
+ * When a tag with a retention expires (`TagTimeExpire`: createTime + timeRetained), as epoch
+ * milliseconds in this process's zone; null for tags without retention (they never expire by time).
+ */
+export function tagExpireTimeMillis(tag: Tag): number | null {
+  if (!tag.tagCreateTime || !tag.tagTimeRetained) return null;
+  return localDateTimeToEpochMillis(tag.tagCreateTime) + durationToMillis(tag.tagTimeRetained);
+}

@@ -15,7 +15,7 @@ import { ChangelogManager } from '../../../src/paimon/changelog-manager.js';
 import { BranchManager } from '../../../src/paimon/branch-manager.js';
 import { SchemaManager } from '../../../src/paimon/schema-manager.js';
 import { snapshotToJson, type Snapshot } from '../../../src/paimon/snapshot.js';
-import { durationFromMillis, durationToJson, tagToJson, localDateTimeToString } from '../../../src/paimon/tag.js';
+import { durationFromMillis, durationToJson, tagToJson, localDateTimeToString, tagExpireTimeMillis } from '../../../src/paimon/tag.js';
 import { isPaimonError } from '../../../src/paimon/errors.js';
 import { DataTypes } from '../../../src/paimon/data-types.js';
 
@@ -166,6 +166,8 @@ describe('tags', () => {
     assert.equal(await tm.createTag(await sm.snapshot(2), 'a', { ignoreIfExists: true }), false);
     await tm.createTag(await sm.snapshot(3), 'b', { timeRetainedMs: 60_000, now: new Date(2026, 0, 2, 3, 4, 5) });
     assert.match(await readFile(path.join(t, 'tag', 'tag-b'), 'utf8'), /"tagCreateTime" : \[ 2026, 1, 2, 3, 4, 5 \],\n {2}"tagTimeRetained" : 60\.000000000\n\}$/);
+    assert.equal(tagExpireTimeMillis(await tm.getOrThrow('b')), new Date(2026, 0, 2, 3, 5, 5).getTime());
+    assert.equal(tagExpireTimeMillis(await tm.getOrThrow('a')), null);
     await tm.replaceTag(await sm.snapshot(2), 'a');
     assert.equal((await tm.getOrThrow('a')).id, 2);
     await tm.renameTag('a', 'c');
