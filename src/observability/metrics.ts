@@ -272,6 +272,17 @@ export const METER_NAME = 'paimon-procedure-proxy';
 /** Duration buckets in seconds: procedures run from milliseconds to hours. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400];
 
+/** What the listener and sessions count (src/session.ts ProxyStats plus the open connections). */
+export interface ServerStatsSnapshot {
+  connectionsOpen: number;
+  connectionsAccepted: number;
+  questions: number;
+  /** Commands forwarded upstream (when the session counts them). */
+  forwarded?: number;
+  bytesUpstream?: number;
+  bytesDownstream?: number;
+}
+
 export type CallOutcomeLabel = 'succeeded' | 'failed' | 'denied' | 'cancelled' | 'timeout' | 'submitted';
 
 /**
@@ -287,10 +298,6 @@ export class ProxyMetrics {
   private readonly filesDeleted: Counter;
   private readonly jobsActive: UpDownCounter;
   private readonly jobsQueued: UpDownCounter;
-  private readonly connections: UpDownCounter;
-  private readonly connectionsTotal: Counter;
-  private readonly forwardedStatements: Counter;
-  private readonly forwardedBytes: Counter;
   private readonly refreshes: Counter;
   private readonly auditFailures: Counter;
 
@@ -307,12 +314,36 @@ export class ProxyMetrics {
     this.filesDeleted = meter.createCounter('paimon_proxy_files_deleted', { description: 'Files deleted by procedures' });
     this.jobsActive = meter.createUpDownCounter('paimon_proxy_jobs_active', { description: 'Procedures running now (sync and async)' });
     this.jobsQueued = meter.createUpDownCounter('paimon_proxy_jobs_queued', { description: 'Procedures waiting for a table lock or the heavy-job cap' });
-    this.connections = meter.createUpDownCounter('paimon_proxy_connections', { description: 'Client connections open now' });
-    this.connectionsTotal = meter.createCounter('paimon_proxy_connections_accepted', { description: 'Client connections accepted' });
-    this.forwardedStatements = meter.createCounter('paimon_proxy_forwarded_statements', { description: 'Commands forwarded to the upstream FE, by command' });
-    this.forwardedBytes = meter.createCounter('paimon_proxy_forwarded', { description: 'Bytes relayed between clients and the upstream FE, by direction', unit: 'By' });
     this.refreshes = meter.createCounter('paimon_proxy_fe_refreshes', { description: 'REFRESH TABLE statements sent to the FE, by outcome' });
     this.auditFailures = meter.createCounter('paimon_proxy_audit_write_failures', { description: 'Audit records that no sink accepted' });
+    this.meter = meter;
+  }
+
+  private readonly meter: Meter;
+  private observing = false;
+
+  /**
+   * Connections, statements and relayed bytes are counted by the session as plain integers on
+   * its hot path (no metric call per packet) and read here at scrape time.
+   */
+  observeServer(source: () => ServerStatsSnapshot): void {
+    if (this.observing) throw new Error('observeServer was already called');
+    this.observing = true;
+    const m = this.meter;
+    const open = m.createObservableGauge('paimon_proxy_connections', { description: 'Client connections open now' });
+    const accepted = m.createObservableCounter('paimon_proxy_connections_accepted', { description: 'Client connections accepted' });
+    const commands = m.createObservableCounter('paimon_proxy_commands', { description: 'Client commands received (forwarded and answered by the proxy)' });
+    const forwarded = m.createObservableCounter('paimon_proxy_forwarded_statements', { description: 'Commands forwarded to the upstream FE' });
+    const bytes = m.createObservableCounter('paimon_proxy_forwarded', { description: 'Bytes relayed between clients and the upstream FE, by direction', unit: 'By' });
+    m.addBatchObservableCallback((r) => {
+      const s = source();
+      r.observe(open, s.connectionsOpen);
+      r.observe(accepted, s.connectionsAccepted);
+      r.observe(commands, s.questions);
+      if (s.forwarded !== undefined) r.observe(forwarded, s.forwarded);
+      if (s.bytesUpstream !== undefined) r.observe(bytes, s.bytesUpstream, { direction: 'upstream' });
+      if (s.bytesDownstream !== undefined) r.observe(bytes, s.bytesDownstream, { direction: 'downstream' });
+    }, [open, accepted, commands, forwarded, bytes]);
   }
 
   callFinished(procedure: string, outcome: CallOutcomeLabel, seconds: number): void {
@@ -337,20 +368,6 @@ export class ProxyMetrics {
   }
   queued(delta: 1 | -1, reason: 'table_lock' | 'heavy_cap'): void {
     this.jobsQueued.add(delta, { reason });
-  }
-  connectionOpened(): void {
-    this.connections.add(1);
-    this.connectionsTotal.add(1);
-  }
-  connectionClosed(): void {
-    this.connections.add(-1);
-  }
-  forwarded(command: string, bytesUp: number): void {
-    this.forwardedStatements.add(1, { command });
-    if (bytesUp > 0) this.forwardedBytes.add(bytesUp, { direction: 'upstream' });
-  }
-  relayedDownstream(bytes: number): void {
-    if (bytes > 0) this.forwardedBytes.add(bytes, { direction: 'downstream' });
   }
   refresh(outcome: 'ok' | 'failed' | 'skipped'): void {
     this.refreshes.add(1, { outcome });

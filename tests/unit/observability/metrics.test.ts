@@ -44,8 +44,8 @@ describe('ProxyMetrics', () => {
     m.rewritten('compact', 1000, 4096);
     m.deleted('remove_orphan_files', 12);
     m.jobStarted('async'); m.queued(1, 'table_lock');
-    m.connectionOpened(); m.connectionOpened(); m.connectionClosed();
-    m.forwarded('COM_QUERY', 100); m.relayedDownstream(5000);
+    let stats = { connectionsOpen: 1, connectionsAccepted: 2, questions: 10, forwarded: 7, bytesUpstream: 100, bytesDownstream: 5000 };
+    m.observeServer(() => stats);
     m.refresh('failed');
     const text = await provider.registry.metrics();
     for (const re of [
@@ -58,13 +58,19 @@ describe('ProxyMetrics', () => {
       /paimon_proxy_files_deleted_total\{procedure="remove_orphan_files"\} 12/,
       /paimon_proxy_jobs_active\{mode="async"\} 1/,
       /paimon_proxy_jobs_queued\{reason="table_lock"\} 1/,
-      /paimon_proxy_connections 1/,
-      /paimon_proxy_connections_accepted_total 2/,
-      /paimon_proxy_forwarded_statements_total\{command="COM_QUERY"\} 1/,
+      /# TYPE paimon_proxy_connections gauge\npaimon_proxy_connections 1/,
+      /# TYPE paimon_proxy_connections_accepted_total counter\npaimon_proxy_connections_accepted_total 2/,
+      /paimon_proxy_commands_total 10/,
+      /paimon_proxy_forwarded_statements_total 7/,
       /paimon_proxy_forwarded_bytes_total\{direction="upstream"\} 100/,
       /paimon_proxy_forwarded_bytes_total\{direction="downstream"\} 5000/,
       /paimon_proxy_fe_refreshes_total\{outcome="failed"\} 1/,
     ]) assert.match(text, re);
+    stats = { ...stats, connectionsOpen: 0, questions: 11 };
+    const again = await provider.registry.metrics();
+    assert.match(again, /paimon_proxy_connections 0/);
+    assert.match(again, /paimon_proxy_commands_total 11/);
+    assert.throws(() => m.observeServer(() => stats));
   });
 });
 
