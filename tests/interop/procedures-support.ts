@@ -18,6 +18,8 @@ import type { ArgumentValue, CallArgument } from '../../procedures/binding.js';
 import type { ParamSpec } from '../../procedures/signature.js';
 import type { ProcedureDefinition } from '../../procedures/registry.js';
 import { configSchema } from '../../src/config-schema.js';
+import { MaintenanceTable } from '../../procedures/planning/table-context.js';
+import { mergeEntries as mergeMaintenanceEntries, type MaintenanceFileEntry } from '../../src/paimon/maintenance/types.js';
 
 const run = promisify(execFile);
 /** PROCS_JAVA_DIR lets a run use a frozen copy of the built tool (tests/interop/java by default). */
@@ -167,4 +169,27 @@ export async function buildHistory(v: PaimonVersion, wh: string, opts: { changel
   await paimon(v, 'create-tag', wh, 'interop', 't', 'tag_mid');
   await paimon(v, 'write-loop', wh, 'interop', 't', '3', '0', '0');
   await paimon(v, 'compact', wh, 'interop', 't');
+}
+
+/** Names of the data files live in a table's latest snapshot (merged base + delta manifests), read with our library. */
+export async function liveDataFiles(wh: string, db: string, tbl: string): Promise<string[]> {
+  const location = `${wh}/${db}.db/${tbl}`;
+  const t = await MaintenanceTable.open({
+    catalog: 'paimon',
+    database: db,
+    table: tbl,
+    branch: null,
+    location,
+    fileIO: new LocalFileIO(),
+    identifier: `${db}.${tbl}`,
+  });
+  const latestId = await t.latestSnapshotId();
+  if (latestId === null) return [];
+  const s = await t.trySnapshot(latestId);
+  if (s === null) throw new Error(`snapshot ${latestId} vanished`);
+  const merged = new Map<string, MaintenanceFileEntry>();
+  for (const list of [s.baseManifestList, s.deltaManifestList]) {
+    for (const m of await t.readManifestList(list)) mergeMaintenanceEntries(await t.readManifest(m.fileName), merged);
+  }
+  return [...merged.values()].filter((e) => e.kind === 'ADD').map((e) => e.fileName).sort();
 }

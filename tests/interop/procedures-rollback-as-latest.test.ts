@@ -1,0 +1,110 @@
+/**
+ * rollback_to_as_latest: against Paimon 2.0's TableCommitImpl.rollbackToAsLatest on copies of
+ * the same Java-written history (same new latest snapshot id, kind, counts, live data files,
+ * rows, nothing deleted), and on a Paimon 1.4.2 table (which has no such API) checked by
+ * Java reading the new latest snapshot equal to the target.
+ */
+import { describe, test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { rollbackToAsLatest } from '../../procedures/rollback-to-as-latest.js';
+import { expireSnapshots } from '../../procedures/expire-snapshots.js';
+import { parseJson, type JsonObject } from '../../src/paimon/json.js';
+import {
+  PAIMON_VERSIONS,
+  buildHistory,
+  callNamed,
+  copyWarehouse,
+  executorFor,
+  firstRow,
+  javaAvailable,
+  listTree,
+  liveDataFiles,
+  paimon,
+  readRows,
+  tempDir,
+} from './procedures-support.js';
+
+const TABLE = 'interop.db/t';
+
+function snapshotJson(wh: string, id: number): JsonObject {
+  return parseJson(readFileSync(join(wh, TABLE, `snapshot/snapshot-${id}`), 'utf8')) as JsonObject;
+}
+
+for (const v of PAIMON_VERSIONS) {
+  describe(`rollback_to_as_latest on a Paimon ${v} table`, () => {
+    let origin: string;
+    let latest: number;
+    before(async () => {
+      assert.ok(javaAvailable(v), `Paimon ${v} reference tool is not built (tests/setup/paimon-java.sh)`);
+      origin = join(tempDir(`ral-${v}-`), 'wh');
+      await buildHistory(v, origin);
+      latest = Number(readFileSync(join(origin, TABLE, 'snapshot/LATEST'), 'utf8'));
+    });
+
+    test('the new latest snapshot reads exactly like the target; nothing is deleted; expiry keeps the target', async () => {
+      const b = join(tempDir(`ral-${v}-ours-`), 'ours');
+      copyWarehouse(origin, b);
+      const before = listTree(join(b, TABLE));
+      const ex = executorFor(b, [rollbackToAsLatest, expireSnapshots]);
+      const row = firstRow(await callNamed(ex, 'rollback_to_as_latest', { table: 'interop.t', snapshot_id: 4 }));
+      assert.equal(row.previous_snapshot_id, latest);
+      assert.equal(row.rolled_back_snapshot_id, 4);
+      assert.equal(row.current_snapshot_id, latest + 1);
+      const after = listTree(join(b, TABLE));
+      for (const f of before) assert.ok(after.includes(f), `${f} was deleted`);
+      assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, origin, 'interop', 't', '4'));
+      const s = snapshotJson(b, latest + 1);
+      assert.equal(s.commitKind, 'OVERWRITE');
+      assert.equal(String(s.totalRecordCount), String(snapshotJson(origin, 4).totalRecordCount));
+      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
+      assert.equal(check.ok, true);
+      // the protective tag keeps snapshot 4's files through an aggressive expiry
+      firstRow(await callNamed(ex, 'expire_snapshots', { table: 'interop.t', retain_min: 1, retain_max: 1, older_than: String(Date.now()) }));
+      assert.ok(String(row.protective_tag).startsWith('rollback-to-as-latest-4-'));
+      assert.deepEqual(await readRows(v, b, 'interop', 't', `tag:${String(row.protective_tag)}`), await readRows(v, origin, 'interop', 't', '4'));
+      const check2 = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
+      assert.equal(check2.ok, true);
+    });
+
+    test('to a tag; dry_run commits nothing; errors name the target', async () => {
+      const b = join(tempDir(`ral-${v}-tag-`), 'ours');
+      copyWarehouse(origin, b);
+      const before = listTree(join(b, TABLE));
+      const ex = executorFor(b, [rollbackToAsLatest]);
+      const dry = firstRow(await callNamed(ex, 'rollback_to_as_latest', { table: 'interop.t', tag: 'tag3', dry_run: true }));
+      assert.equal(dry.changed, false);
+      assert.deepEqual(listTree(join(b, TABLE)), before);
+      const bad = await callNamed(ex, 'rollback_to_as_latest', { table: 'interop.t', snapshot_id: 999 });
+      assert.equal(!bad.ok && bad.error.code, 'SNAPSHOT_NOT_FOUND');
+      const both = await callNamed(ex, 'rollback_to_as_latest', { table: 'interop.t', snapshot_id: 3, tag: 'tag3' });
+      assert.equal(!both.ok && both.error.code, 'INVALID_ARGUMENT');
+      const row = firstRow(await callNamed(ex, 'rollback_to_as_latest', { table: 'interop.t', tag: 'tag3' }));
+      assert.equal(row.protective_tag, null);
+      assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, origin, 'interop', 't', 'tag:tag3'));
+    });
+
+    if (v !== '1.4.2') {
+      test(`same result as Paimon ${v}'s own rollbackToAsLatest`, async () => {
+        const dir = tempDir(`ral-${v}-diff-`);
+        const a = join(dir, 'java');
+        const b = join(dir, 'ours');
+        copyWarehouse(origin, a);
+        copyWarehouse(origin, b);
+        const java = (await paimon(v, 'rollback-as-latest', a, 'interop', 't', '6')) as { latestSnapshotId: number };
+        const row = firstRow(await callNamed(executorFor(b, [rollbackToAsLatest]), 'rollback_to_as_latest', { table: 'interop.t', snapshot_id: 6 }));
+        assert.equal(Number(row.current_snapshot_id), Number(java.latestSnapshotId));
+        const ja = snapshotJson(a, Number(java.latestSnapshotId));
+        const ob = snapshotJson(b, Number(row.current_snapshot_id));
+        for (const k of ['commitKind', 'schemaId', 'totalRecordCount', 'deltaRecordCount', 'indexManifest', 'watermark', 'statistics']) {
+          assert.equal(String(ob[k]), String(ja[k]), k);
+        }
+        assert.deepEqual(await liveDataFiles(b, 'interop', 't'), await liveDataFiles(a, 'interop', 't'));
+        assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, a, 'interop', 't'));
+        const strip = (fs: string[]) => fs.filter((f) => !f.startsWith('manifest/') && !f.startsWith('tag/') && f !== `snapshot/snapshot-${java.latestSnapshotId}`);
+        assert.deepEqual(strip(listTree(join(b, TABLE))), strip(listTree(join(a, TABLE))), 'same data and snapshot files');
+      });
+    }
+  });
+}
