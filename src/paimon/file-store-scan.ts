@@ -4,7 +4,8 @@
  * and only ADD entries remaining after the merge. Manifests are fetched with bounded concurrency
  * and merged in list order, so memory holds the live-entry map plus a small window of manifests.
  */
-import type { BinaryRow } from './binary-row.js';
+import type { BinaryFieldType, BinaryRow } from './binary-row.js';
+import { compareStatsValues } from './simple-stats.js';
 import { mergeEntries } from './file-entry.js';
 import type { ManifestEntry } from './manifest-entry.js';
 import type { ManifestFileMeta } from './manifest-file-meta.js';
@@ -15,6 +16,8 @@ import type { Snapshot } from './snapshot.js';
 export interface ScanFilter {
   /** Only entries of these partitions (keys from `BinaryRow.key()`). */
   partitions?: ReadonlySet<string>;
+  /** The same partitions as rows: lets whole manifests be skipped by their partition stats. */
+  partitionRows?: readonly BinaryRow[];
   /** Only entries of this bucket. */
   bucket?: number;
 }
@@ -37,7 +40,9 @@ export class FileStoreScan {
    * entries early (the merge of dropped entries cannot affect kept ones: identities include
    * partition and bucket).
    */
-  async *readEntries(manifests: readonly ManifestFileMeta[], filter: ScanFilter = {}): AsyncGenerator<ManifestEntry[]> {
+  async *readEntries(allManifests: readonly ManifestFileMeta[], filter: ScanFilter = {}): AsyncGenerator<ManifestEntry[]> {
+    // Skip manifests whose bucket bounds or partition stats exclude what is asked for (1.1+
+    // manifests carry the bounds; null bounds mean unknown and never skip).
     const pending: Promise<ManifestEntry[]>[] = [];
     let next = 0;
     const load = async (m: ManifestFileMeta): Promise<ManifestEntry[]> => {
@@ -49,6 +54,16 @@ export class FileStoreScan {
       }
       return out;
     };
+    const mayContain = (m: ManifestFileMeta): boolean => {
+      if (filter.bucket !== undefined && m.minBucket !== null && m.maxBucket !== null && m.minBucket <= m.maxBucket) {
+        if (filter.bucket < m.minBucket || filter.bucket > m.maxBucket) return false;
+      }
+      if (filter.partitionRows && filter.partitionRows.length > 0) {
+        return filter.partitionRows.some((p) => partitionMayBeIn(p, m, this.manifestFile.partitionTypes));
+      }
+      return true;
+    };
+    const manifests = allManifests.filter(mayContain);
     while (next < manifests.length || pending.length > 0) {
       while (next < manifests.length && pending.length < this.readAhead) {
         const p = load(manifests[next++]);
@@ -77,7 +92,7 @@ export class FileStoreScan {
 
   /** `readAllEntriesFromChangedPartitions`: live entries of the given partitions. */
   async readLiveEntriesOfPartitions(snapshot: Snapshot | null, partitions: readonly BinaryRow[]): Promise<ManifestEntry[]> {
-    return this.readLiveEntries(snapshot, { partitions: new Set(partitions.map((p) => p.key())) });
+    return this.readLiveEntries(snapshot, { partitions: new Set(partitions.map((p) => p.key())), partitionRows: partitions });
   }
 
   /** The changes a snapshot made (its delta list), unmerged, in file order. */
@@ -93,4 +108,34 @@ export class FileStoreScan {
     for await (const batch of this.readEntries(await this.manifestList.readChangelogManifests(snapshot))) out.push(...batch);
     return out;
   }
+}
+
+/**
+ * Whether a manifest may hold entries of the partition, judged by its FULL-mode partition stats
+ * (min/max per field, null counts). Unknown stats (null min/max, arity mismatch) never exclude.
+ */
+export function partitionMayBeIn(partition: BinaryRow, m: ManifestFileMeta, types: readonly BinaryFieldType[]): boolean {
+  const st = m.partitionStats;
+  if (partition.arity !== types.length || st.minValues.arity !== types.length || st.maxValues.arity !== types.length) return true;
+  for (let i = 0; i < types.length; i++) {
+    const t = types[i];
+    const v = partition.get(i, t);
+    if (v === null) {
+      const nc = st.nullCounts[i];
+      if (nc !== null && nc !== undefined && nc === 0n) return false;
+      continue;
+    }
+    const min = st.minValues.get(i, t);
+    const max = st.maxValues.get(i, t);
+    if (min === null || max === null) {
+      // Every value of the field is null in this manifest when min/max are null and nulls counted all.
+      if (m.numAddedFiles + m.numDeletedFiles > 0n && st.nullCounts[i] === m.numAddedFiles + m.numDeletedFiles) return false;
+      continue;
+    }
+    const lo = compareStatsValues(t, v, min);
+    const hi = compareStatsValues(t, v, max);
+    if (lo === null || hi === null) continue;
+    if (lo < 0 || hi > 0) return false;
+  }
+  return true;
 }

@@ -193,3 +193,21 @@ describe('index manifest combination (IndexManifestFileHandler)', () => {
     assert.throws(() => combineIndexEntries(prev, [idx('nope', 'DELETION_VECTORS', 0, 'DELETE', [])], 'BUCKET_UNAWARE'), /does not exist/);
   });
 });
+
+describe('manifest skipping by partition stats (FileStoreScan)', () => {
+  test('a partition outside [min, max], or null where no nulls were counted, is excluded', async () => {
+    const { partitionMayBeIn } = await import('../../../src/paimon/file-store-scan.js');
+    const types = [STRING, INT];
+    const m = manifestFileMetaOf('m', 1n, [entry('a', '2024-01-02'), entry('b', '2024-01-05')], types, 0n);
+    const row = (dt: string | null, i: number | null) => toBinaryRow(types, [dt, i]);
+    assert.equal(partitionMayBeIn(row('2024-01-03', 1), m, types), true);
+    assert.equal(partitionMayBeIn(row('2024-01-05', 1), m, types), true);
+    assert.equal(partitionMayBeIn(row('2024-01-06', 1), m, types), false);
+    assert.equal(partitionMayBeIn(row('2024-01-01', 1), m, types), false);
+    assert.equal(partitionMayBeIn(row('2024-01-03', 2), m, types), false);
+    assert.equal(partitionMayBeIn(row(null, 1), m, types), false);
+    const withNull = manifestFileMetaOf('m', 1n, [entry('a', null)], types, 0n);
+    assert.equal(partitionMayBeIn(row(null, 1), withNull, types), true);
+    assert.equal(partitionMayBeIn(row('x', 1), withNull, types), false, 'every partition value of the field is null');
+  });
+});
