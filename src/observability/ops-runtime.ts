@@ -10,6 +10,7 @@
  * shutdown.
  */
 import { join, resolve } from 'node:path';
+import { hostname } from 'node:os';
 import type { ProxyConfig } from '../config-schema.js';
 import type { Logger } from './logger.js';
 import { createAuditSink, type MultiAuditSink } from './audit.js';
@@ -41,7 +42,7 @@ export interface OpsRuntimeOptions {
   localUsers?: Iterable<{ name: string; grants: readonly string[] }>;
   /** Runs `SHOW GRANTS` on a client's own upstream session (the session layer provides it). */
   upstreamQuery?: UpstreamQuery;
-  /** Identity of this proxy for the job store (default host:port of the listener). */
+  /** Identity of this proxy for the job store (default: host name and listen port). */
   owner?: string;
   /** Start the /metrics HTTP endpoint when `metrics.port` is configured (default true). */
   serveMetrics?: boolean;
@@ -115,7 +116,9 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
 
   const limiter = new HeavyJobLimiter(config.procedures.max_concurrent_heavy);
   const locks = new TableLockManager();
-  const owner = opts.owner ?? `${config.listen.host}:${config.listen.port}`;
+  // Stable across restarts of the same proxy (so it recovers its own jobs): host name and port;
+  // an ephemeral port (0, tests) gets the pid so that concurrent proxies do not share an owner.
+  const owner = opts.owner ?? (config.listen.port === 0 ? `${hostname()}:0:pid${process.pid}` : `${hostname()}:${config.listen.port}`);
   const store =
     config.jobs.store === 'mysql'
       ? (() => {
