@@ -54,6 +54,10 @@
  *                                or 'minor' (compact(..., false): Paimon's own picking)
  *     .createTag(wh, db, t, tag, snapshotId?, timeRetainedMillis?) / .createBranch(wh, db, t, b, tag?)
  *     .createConsumer(wh, db, t, id, nextSnapshot)
+ *     Timings for bench/: expire, orphanClean and compact report `millis` of the operation itself
+ *     (measured inside the JVM), compact also `peakHeapBytes`; .readMetadata(wh, db, t) reads
+ *     every snapshot's manifests in-process and reports millis and counts. For fair timings use
+ *     new PaimonJava(v, { quickStart: false }) (full JIT).
  *     .listFiles(wh, db, t)      every file reachable from any snapshot/tag/changelog/branch,
  *                                relative to the table root -> { root, files }
  *     .check(wh, db, t)          reads every snapshot and tag of every branch; rejects (message
@@ -707,7 +711,12 @@ export class PaimonJava {
     return this.json(['write-loop', wh, db, table, String(n), String(sleepMs), String(start)], { timeoutMs: 600_000, ...opts });
   }
 
-  expire(wh: string, db: string, table: string, a: ExpireArgs): Promise<{ expired: number; earliestSnapshotId: number | bigint | null; latestSnapshotId: number | bigint | null }> {
+  expire(
+    wh: string,
+    db: string,
+    table: string,
+    a: ExpireArgs,
+  ): Promise<{ expired: number; earliestSnapshotId: number | bigint | null; latestSnapshotId: number | bigint | null; millis: number }> {
     return this.json([
       'expire',
       wh,
@@ -726,7 +735,13 @@ export class PaimonJava {
     table: string,
     olderThanMillis: number,
     dryRun: boolean,
-  ): Promise<{ deletedFileCount: number | bigint; deletedFileTotalLenInBytes: number | bigint; deletedFiles: string[]; dryRun: boolean }> {
+  ): Promise<{
+    deletedFileCount: number | bigint;
+    deletedFileTotalLenInBytes: number | bigint;
+    deletedFiles: string[];
+    dryRun: boolean;
+    millis: number;
+  }> {
     return this.json(['orphan-clean', wh, db, table, String(olderThanMillis), String(dryRun)]);
   }
 
@@ -749,7 +764,14 @@ export class PaimonJava {
     db: string,
     table: string,
     kind: 'full' | 'minor' = 'full',
-  ): Promise<{ mode: string; full: boolean; before: number | bigint | null; latestSnapshotId: number | bigint | null }> {
+  ): Promise<{
+    mode: string;
+    full: boolean;
+    millis: number;
+    peakHeapBytes: number | bigint;
+    before: number | bigint | null;
+    latestSnapshotId: number | bigint | null;
+  }> {
     return this.json(['compact', wh, db, table, kind], { timeoutMs: 600_000 });
   }
 
@@ -769,6 +791,11 @@ export class PaimonJava {
 
   createConsumer(wh: string, db: string, table: string, id: string, nextSnapshot: number | bigint): Promise<{ consumer: string; nextSnapshot: number | bigint }> {
     return this.json(['create-consumer', wh, db, table, id, String(nextSnapshot)]);
+  }
+
+  /** Every snapshot's manifest lists and manifests read in-process, timed (for bench/). */
+  readMetadata(wh: string, db: string, table: string): Promise<{ snapshots: number; manifestFiles: number; manifestEntries: number | bigint; millis: number }> {
+    return this.json(['read-metadata', wh, db, table], { timeoutMs: 600_000 });
   }
 
   listFiles(wh: string, db: string, table: string): Promise<{ root: string; files: string[] }> {

@@ -154,6 +154,7 @@ public class PaimonTool {
                         + "  create-branch <wh> <db> <tbl> <branch> [tag]\n"
                         + "  create-consumer <wh> <db> <tbl> <consumerId> <nextSnapshot>\n"
                         + "  list-files <wh> <db> <tbl>\n"
+                        + "  read-metadata <wh> <db> <tbl>   (timed in-process: snapshots, manifest lists, manifests)\n"
                         + "  check <wh> <db> <tbl>");
     }
 
@@ -233,6 +234,10 @@ public class PaimonTool {
             case "create-consumer":
                 need(a, 6);
                 createConsumer(a[1], a[2], a[3], a[4], Long.parseLong(a[5]));
+                return;
+            case "read-metadata":
+                need(a, 4);
+                readMetadata(a[1], a[2], a[3]);
                 return;
             case "list-files":
                 need(a, 4);
@@ -1386,21 +1391,26 @@ public class PaimonTool {
         ExpireConfig cfg = ExpireConfig.builder().snapshotRetainMin(retainMin).snapshotRetainMax(retainMax)
                 .snapshotTimeRetain(Duration.ofMillis(Math.max(0, now - olderThanMillis)))
                 .snapshotMaxDeletes(maxDeletes).build();
+        long t0 = System.nanoTime();
         int n = t.newExpireSnapshots().config(cfg).expire();
+        long millis = (System.nanoTime() - t0) / 1_000_000;
         emit(obj("expired", n, "earliestSnapshotId", t.snapshotManager().earliestSnapshotId(),
-                "latestSnapshotId", t.snapshotManager().latestSnapshotId()));
+                "latestSnapshotId", t.snapshotManager().latestSnapshotId(), "millis", millis));
     }
 
     static void orphanClean(String wh, String db, String tbl, long olderThanMillis, boolean dryRun) throws Exception {
         FileStoreTable t = table(wh, db, tbl);
+        long t0 = System.nanoTime();
         Object r = new LocalOrphanFilesClean(t, olderThanMillis, dryRun).clean();
+        long millis = (System.nanoTime() - t0) / 1_000_000;
         Object count = optionalCall(r, "getDeletedFileCount");
         Object bytes = optionalCall(r, "getDeletedFileTotalLenInBytes");
         Object paths = optionalCall(r, "getDeletedFilesPath");
         List<String> ps = new ArrayList<>();
         if (paths != null) for (Object p : (Iterable<?>) paths) ps.add(p.toString());
         Collections.sort(ps);
-        emit(obj("deletedFileCount", count, "deletedFileTotalLenInBytes", bytes, "deletedFiles", ps, "dryRun", dryRun));
+        emit(obj("deletedFileCount", count, "deletedFileTotalLenInBytes", bytes, "deletedFiles", ps, "dryRun", dryRun,
+                "millis", millis));
     }
 
     static void rollback(String wh, String db, String tbl, String target) throws Exception {
@@ -1444,6 +1454,8 @@ public class PaimonTool {
         FileStoreTable t = table(wh, db, tbl);
         t = t.copy(Map.of("write-only", "false"));
         Long before = t.snapshotManager().latestSnapshotId();
+        resetPeaks();
+        long t0 = System.nanoTime();
         String mode;
         if (t.bucketMode() == org.apache.paimon.table.BucketMode.BUCKET_UNAWARE) {
             mode = "append-unaware";
@@ -1467,7 +1479,49 @@ public class PaimonTool {
             }
         }
         t.snapshotManager().invalidateCache();
-        emit(obj("mode", mode, "full", full, "before", before, "latestSnapshotId", t.snapshotManager().latestSnapshotId()));
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        emit(obj("mode", mode, "full", full, "millis", millis, "peakHeapBytes", peakHeap(), "before", before, "latestSnapshotId", t.snapshotManager().latestSnapshotId()));
+    }
+
+    static void resetPeaks() {
+        for (java.lang.management.MemoryPoolMXBean p : java.lang.management.ManagementFactory.getMemoryPoolMXBeans())
+            if (p.getType() == java.lang.management.MemoryType.HEAP) p.resetPeakUsage();
+    }
+
+    /** Sum of the heap pools' peak usage since resetPeaks (an upper bound of the live peak). */
+    static long peakHeap() {
+        long sum = 0;
+        for (java.lang.management.MemoryPoolMXBean p : java.lang.management.ManagementFactory.getMemoryPoolMXBeans())
+            if (p.getType() == java.lang.management.MemoryType.HEAP) sum += p.getPeakUsage().getUsed();
+        return sum;
+    }
+
+    /**
+     * Reads the table's whole metadata the way a planner does, timed in-process (no JVM start):
+     * every snapshot, its manifest lists and every manifest entry (merged per snapshot when `merged`).
+     */
+    static void readMetadata(String wh, String db, String tbl) throws Exception {
+        FileStoreTable t = table(wh, db, tbl);
+        long t0 = System.nanoTime();
+        FileStore<?> store = t.store();
+        ManifestList ml = store.manifestListFactory().create();
+        ManifestFile mf = store.manifestFileFactory().create();
+        long snapshots = 0, manifestFiles = 0, entries = 0;
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        Iterator<Snapshot> it = t.snapshotManager().snapshots();
+        while (it.hasNext()) {
+            Snapshot s = it.next();
+            snapshots++;
+            List<ManifestFileMeta> metas = new ArrayList<>(ml.readDataManifests(s));
+            metas.addAll(ml.readChangelogManifests(s));
+            for (ManifestFileMeta m : metas) {
+                if (!seen.add(m.fileName())) continue;
+                manifestFiles++;
+                entries += mf.read(m.fileName(), m.fileSize(), null, null, x -> true, x -> true).size();
+            }
+        }
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        emit(obj("snapshots", snapshots, "manifestFiles", manifestFiles, "manifestEntries", entries, "millis", millis));
     }
 
     static void createTag(String wh, String db, String tbl, String tag, Long snapshotId, Long retainMillis) throws Exception {
