@@ -81,6 +81,8 @@ const NUMBER_OR_STRING = /"(?:[^"\\]|\\.)*"|-?\d{16,}(?:\.\d+)?(?:[eE][-+]?\d+)?
 function reviveMarkers(_key: string, v: unknown): unknown {
   if (typeof v !== 'string' || v.charCodeAt(0) !== 0) return v;
   const text = v.slice(1);
+  // Leading zeros etc. are not JSON: let the exact parser report them.
+  if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/.test(text)) throw new SyntaxError('bad number');
   if (/^-?\d+$/.test(text)) {
     const big = BigInt(text);
     return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;

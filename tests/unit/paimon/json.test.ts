@@ -37,6 +37,9 @@ describe('parseJson keeps 64-bit integers exact', () => {
       (e) => isPaimonError(e, 'CORRUPT_METADATA') && e.message.includes('/t/snapshot/snapshot-1'),
     );
     assert.throws(() => parseJson('{"a" : }', 'x'), (e) => isPaimonError(e, 'CORRUPT_METADATA'));
+    // Leading zeros are not JSON, also on the big-number path.
+    assert.throws(() => parseJson('{"a" : 00000000000000001}', 'x'), (e) => isPaimonError(e, 'CORRUPT_METADATA'));
+    assert.throws(() => parseJson('[01.5]', 'x'), (e) => isPaimonError(e, 'CORRUPT_METADATA'));
   });
 
   test('string escapes decode', () => {
