@@ -10,12 +10,14 @@ import { ProcedureRegistry, type ProcedureDefinition } from './registry.js';
 import { expireSnapshots } from './expire-snapshots.js';
 import { rollback, rollbackTo } from './rollback-to.js';
 import { rollbackToTimestamp } from './rollback-to-timestamp.js';
+import { removeOrphanFiles } from './remove-orphan-files.js';
 
 export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [
   expireSnapshots,
   rollbackTo,
   rollback,
   rollbackToTimestamp,
+  removeOrphanFiles,
 ];
 
 export function createDefaultRegistry(extra: readonly ProcedureDefinition<readonly ParamSpec[]>[] = []): ProcedureRegistry {
