@@ -215,7 +215,14 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
       ctx.warn(`expire_snapshots: snapshot ${plan.endExclusive} disappeared (another expirer?); metadata and snapshot files left to it`);
       return result(0, committed, pinnedId, [], tally, dryRun, plan.warnings);
     }
-    if (plan.metadataFiles !== null) await phase('metadata files', plan.metadataFiles);
+    if (plan.metadataFiles !== null) {
+      // Files named inside a list before the list itself, so that a rerun after a crash can
+      // still find (through the surviving list) everything left to delete.
+      const inner = plan.metadataFiles.filter((f) => f.kind === 'manifest' || f.kind === 'index');
+      const outer = plan.metadataFiles.filter((f) => f.kind !== 'manifest' && f.kind !== 'index');
+      await phase('manifests and index files', inner);
+      await phase('manifest lists, index manifests and statistics', outer);
+    }
   }
   // 4. snapshot files, ascending; decoupled: keep each as a long-lived changelog first
   if (plan.snapshotIds.length > 0) {

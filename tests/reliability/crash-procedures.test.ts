@@ -1,0 +1,175 @@
+/**
+ * Crash safety of the maintenance procedures: each one runs in a child process that SIGKILLs
+ * itself right before its N-th mutating storage call, for N spread over the whole run (first
+ * step, last step and points between). After every kill, Paimon Java must still read the
+ * table (for expiry: the latest snapshot and every tag; for the others: `check`, every
+ * snapshot, tag and branch complete), and a rerun must finish with exactly the files an
+ * uninterrupted run leaves, after which `check` passes.
+ */
+import { describe, test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  buildHistory,
+  copyWarehouse,
+  javaAvailable,
+  listTree,
+  paimon,
+  readRows,
+  tempDir,
+} from '../interop/procedures-support.js';
+
+const RUNNER = resolve(import.meta.dirname, 'crash-runner.ts');
+const TABLE = 'interop.db/t';
+const V = '1.4.2' as const;
+
+interface RunResult {
+  killed: boolean;
+  mutations: number;
+  ok: boolean;
+  error: string | null;
+}
+
+function runProcedure(wh: string, procedure: string, args: object, killAt?: number): Promise<RunResult> {
+  return new Promise((done, fail) => {
+    const argv = ['--import', 'tsx', RUNNER, wh, procedure, JSON.stringify(args), ...(killAt === undefined ? [] : [String(killAt)])];
+    execFile(process.execPath, argv, { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err && (err as { signal?: string }).signal === 'SIGKILL') return done({ killed: true, mutations: killAt ?? -1, ok: false, error: null });
+      const line = stdout.trim().split('\n').pop() ?? '';
+      try {
+        const r = JSON.parse(line) as { mutations: number; ok: boolean; error: string | null };
+        done({ killed: false, ...r });
+      } catch {
+        fail(new Error(`runner failed: ${err?.message ?? ''} ${stderr.slice(-2000)}`));
+      }
+    });
+  });
+}
+
+function killPoints(total: number): number[] {
+  const pts = new Set<number>([1, 2, total]);
+  for (const f of [0.2, 0.4, 0.6, 0.8, 0.95]) pts.add(Math.max(1, Math.round(total * f)));
+  return [...pts].filter((p) => p >= 1 && p <= total).sort((a, b) => a - b);
+}
+
+async function javaCheckOk(wh: string): Promise<boolean> {
+  try {
+    const r = (await paimon(V, 'check', wh, 'interop', 't')) as { ok: boolean };
+    return r.ok;
+  } catch {
+    return false;
+  }
+}
+
+const TWO_DAYS_AGO = (Date.now() - 2 * 86_400_000) / 1000;
+function ageTree(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) ageTree(p);
+    utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
+  }
+}
+
+describe('maintenance procedures survive SIGKILL at any step (Paimon 1.4.2 tables)', () => {
+  let origin: string;
+  before(async () => {
+    assert.ok(javaAvailable(V), `Paimon ${V} reference tool is not built`);
+    origin = join(tempDir('crash-'), 'wh');
+    await buildHistory(V, origin);
+  });
+
+  async function crashSuite(
+    name: string,
+    procedure: string,
+    args: object,
+    opts: { prepare?: (wh: string) => Promise<void>; afterCrash: (wh: string) => Promise<void> },
+  ): Promise<number> {
+    const base = join(tempDir(`crash-${name}-`), 'base');
+    copyWarehouse(origin, base);
+    if (opts.prepare) await opts.prepare(base);
+    const ref = join(tempDir(`crash-${name}-ref-`), 'wh');
+    copyWarehouse(base, ref);
+    const full = await runProcedure(ref, procedure, args);
+    assert.ok(full.ok, `uninterrupted run failed: ${full.error}`);
+    assert.ok(full.mutations > 2, `${procedure} made only ${full.mutations} storage changes`);
+    const expected = listTree(join(ref, TABLE));
+    assert.equal(await javaCheckOk(ref), true, 'uninterrupted result passes Java check');
+    const points = killPoints(full.mutations);
+    for (const p of points) {
+      const wh = join(tempDir(`crash-${name}-${p}-`), 'wh');
+      copyWarehouse(base, wh);
+      const crashed = await runProcedure(wh, procedure, args, p);
+      assert.equal(crashed.killed, true, `run with kill point ${p} was not killed`);
+      await opts.afterCrash(wh);
+      const rerun = await runProcedure(wh, procedure, args);
+      assert.ok(rerun.ok, `rerun after a kill at step ${p} failed: ${rerun.error}`);
+      assert.deepEqual(listTree(join(wh, TABLE)), expected, `after a kill at step ${p} and a rerun, the files differ from an uninterrupted run`);
+      assert.equal(await javaCheckOk(wh), true, `Java check after kill at ${p} + rerun`);
+    }
+    return points.length;
+  }
+
+  test('expire_snapshots: latest snapshot and tags stay readable; a rerun finishes the range', async () => {
+    const latestRows = await readRows(V, origin, 'interop', 't');
+    const tagRows = await readRows(V, origin, 'interop', 't', 'tag:tag3');
+    const n = await crashSuite(
+      'expire',
+      'expire_snapshots',
+      { table: 'interop.t', retain_min: 2, retain_max: 2147483647, max_deletes: 2147483647, older_than: String(Date.now()) },
+      {
+        afterCrash: async (wh) => {
+          assert.deepEqual(await readRows(V, wh, 'interop', 't'), latestRows, 'latest snapshot readable after the kill');
+          assert.deepEqual(await readRows(V, wh, 'interop', 't', 'tag:tag3'), tagRows, 'tag readable after the kill');
+        },
+      },
+    );
+    assert.ok(n >= 5);
+  });
+
+  test('rollback_to: Java check passes right after every kill; a rerun finishes', async () => {
+    await crashSuite(
+      'rollback',
+      'rollback_to',
+      { table: 'interop.t', snapshot_id: 4 },
+      { afterCrash: async (wh) => assert.equal(await javaCheckOk(wh), true, 'Java check right after the kill') },
+    );
+  });
+
+  test('rollback_to an expired tag (snapshot restored from the tag): check passes after every kill', async () => {
+    await crashSuite(
+      'rollback-tag',
+      'rollback_to',
+      { table: 'interop.t', tag: 'tag3' },
+      {
+        prepare: async (wh) => {
+          await paimon(V, 'expire', wh, 'interop', 't', '1', '5', String(Date.now()), '2147483647');
+        },
+        afterCrash: async (wh) => assert.equal(await javaCheckOk(wh), true, 'Java check right after the kill'),
+      },
+    );
+  });
+
+  test('remove_orphan_files: check passes after every kill; a rerun deletes the rest', async () => {
+    await crashSuite(
+      'orphan',
+      'remove_orphan_files',
+      { table: 'interop.t' },
+      {
+        prepare: async (wh) => {
+          await paimon(V, 'rollback', wh, 'interop', 't', '9');
+          ageTree(wh);
+          const dir = join(wh, TABLE, 'manifest');
+          mkdirSync(dir, { recursive: true });
+          for (let i = 0; i < 5; i++) {
+            const p = join(dir, `manifest-planted-${i}`);
+            writeFileSync(p, 'x');
+            utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
+          }
+        },
+        afterCrash: async (wh) => assert.equal(await javaCheckOk(wh), true, 'Java check right after the kill'),
+      },
+    );
+  });
+});
