@@ -52,6 +52,11 @@ export const configSchema = z.strictObject({
       tls: z
         .strictObject({ cert: z.string(), key: z.string(), required: z.boolean().default(false) })
         .optional(),
+      /**
+       * Processes sharing the listen socket (node:cluster). Every connection lives in one
+       * process; more than one spreads the forwarding work over CPU cores.
+       */
+      workers: z.number().int().min(1).max(256).default(1),
     })
     .prefault({}),
   upstream: z
