@@ -36,7 +36,8 @@ import type { BinaryFieldType, BinaryRow } from './binary-row.js';
 import { compareStatsValues } from './simple-stats.js';
 import { mergeEntries } from './file-entry.js';
 import type { ManifestEntry } from './manifest-entry.js';
-import { ManifestFile, type MetadataFileOptions } from './manifest-file.js';
+import { DEFAULT_MANIFEST_TARGET_FILE_SIZE, ManifestFile, type MetadataFileOptions } from './manifest-file.js';
+import type { ManifestFileMeta } from './manifest-file-meta.js';
 import { ManifestList } from './manifest-list.js';
 import { DELETION_VECTORS_INDEX, IndexManifestFile, type BucketMode, type IndexManifestEntry } from './index-manifest.js';
 import { FileStoreScan } from './file-store-scan.js';
@@ -226,7 +227,8 @@ export class FileStoreCommit {
     let snapshot: Snapshot;
     try {
       const schemaId = await this.latestSchemaId();
-      const baseManifests = latest === null ? [] : await this.manifestList.readDataManifests(latest);
+      const previous = latest === null ? [] : await this.manifestList.readDataManifests(latest);
+      const baseManifests = await this.mergeSmallManifests(previous, BigInt(schemaId), written);
       const base = await this.manifestList.write(baseManifests);
       written.push(base.fileName);
 
@@ -323,6 +325,46 @@ export class FileStoreCommit {
       return null;
     }
     return snapshot;
+  }
+
+  /**
+   * `ManifestFileMerger.tryMinorCompaction`: walk the previous data manifests in order; a run whose
+   * sizes add up to `manifest.target-file-size` is merged (FileEntry.mergeEntries, so ADD/DELETE
+   * pairs cancel and unmatched DELETEs stay) into new manifests; a trailing run is merged only when
+   * it has at least `manifest.merge-min-count` (30) files. New files are recorded in `written`.
+   * (Java's full compaction, triggered by `manifest.full-compaction-threshold-size`, is not done:
+   * leaving manifests unmerged is valid, it only costs readers time.)
+   */
+  private async mergeSmallManifests(input: readonly ManifestFileMeta[], latestSchemaId: bigint, written: string[]): Promise<ManifestFileMeta[]> {
+    const target = BigInt(this.manifestFile.options.targetFileSize ?? DEFAULT_MANIFEST_TARGET_FILE_SIZE);
+    const minCount = intOption(this.option('manifest.merge-min-count'), 30);
+    const result: ManifestFileMeta[] = [];
+    let candidates: ManifestFileMeta[] = [];
+    let total = 0n;
+    const merge = async (): Promise<void> => {
+      if (candidates.length === 1) {
+        result.push(candidates[0]);
+        return;
+      }
+      const map = await this.scan.mergeManifests(candidates);
+      if (map.size > 0) {
+        const merged = await this.manifestFile.write([...map.values()], latestSchemaId);
+        written.push(...merged.map((m) => m.fileName));
+        result.push(...merged);
+      }
+    };
+    for (const m of input) {
+      total += m.fileSize;
+      candidates.push(m);
+      if (total >= target) {
+        await merge();
+        candidates = [];
+        total = 0n;
+      }
+    }
+    if (candidates.length >= minCount) await merge();
+    else result.push(...candidates);
+    return result;
   }
 
   private where(): string {

@@ -196,3 +196,23 @@ describe('ConflictDetection', () => {
     assert.throws(() => checkEntryConflicts([], [a, a], 'APPEND', [], 1), (e: unknown) => isPaimonError(e, 'COMMIT_CONFLICT'));
   });
 });
+
+describe('manifest merging on commit (ManifestFileMerger minor compaction)', () => {
+  test('30 small manifests are merged into one; cancelled ADD/DELETE pairs disappear; live files are unchanged', async () => {
+    const c = committer();
+    const first = entry('f0', 'x');
+    await c.commit({ kind: 'APPEND', deltaEntries: [first], commitIdentifier: 0n });
+    for (let i = 1; i < 29; i++) await c.commit({ kind: 'APPEND', deltaEntries: [entry(`f${i}`, 'x')], commitIdentifier: BigInt(i) });
+    const r29 = await c.commit({ kind: 'OVERWRITE', deltaEntries: [toDeleteEntry(first)], commitIdentifier: 29n });
+    // Base of snapshot 30 lists 29 manifests (below the minimum of 30): not merged.
+    assert.equal((await c.manifestList.read(r29.snapshot.baseManifestList)).length, 29);
+    const r30 = await c.commit({ kind: 'APPEND', deltaEntries: [entry('f30', 'x')], commitIdentifier: 30n });
+    const base = await c.manifestList.read(r30.snapshot.baseManifestList);
+    assert.equal(base.length, 1, 'the 30 small manifests were merged');
+    assert.equal(base[0].numAddedFiles, 28n, 'f0 and its DELETE cancelled out');
+    assert.equal(base[0].numDeletedFiles, 0n);
+    const live = await c.scan.readLiveEntries(r30.snapshot);
+    assert.deepEqual(live.map((e) => e.file.fileName), [...Array.from({ length: 28 }, (_, i) => `f${i + 1}`), 'f30']);
+    assert.equal(r30.snapshot.totalRecordCount, 290n);
+  });
+});
