@@ -67,7 +67,8 @@
  *   pypaimon                   pypaimon 2.0.0 handle (.withCatalogOptions({...}) as for Java):
  *     .read(wh, db, t, target?)  same Row form as java(...).read
  *     .readAll(wh, db, tables)   many tables in one process -> Map<table, { rows } | { error }>
- *     .create(wh, db?)           db (default 'pyinterop') with py_append, py_append_part, py_pk
+ *     .create(wh, db?)           db (default 'pyinterop') with py_append, py_append_part, py_pk,
+ *                                py_pk_partial, py_pk_dv (rows invisible until compacted)
  *     .dumpSnapshots(wh, db, t, branch?) what pypaimon sees (latest id, snapshots, schema, tags,
  *                                branches, consumers)
  *     .write(wh, db, t, rows)    one commit of canonical rows

@@ -5,7 +5,9 @@ Commands (JSON on stdout; errors on stderr with exit code 1):
       every row of the table's merged view, one JSON object per line, sorted, values rendered in the
       canonical form that tests/interop/java/PaimonTool.java documents (same output for same rows).
   create <warehouse> [db]
-      creates tables pypaimon can write (default db "pyinterop") with several commits each; prints
+      creates tables pypaimon can write (default db "pyinterop") with several commits each: py_append
+      (bucket -1), py_append_part (bucket 2, partitioned), py_pk (deduplicate, partitioned),
+      py_pk_partial (partial-update), py_pk_dv (deletion vectors: rows invisible until compacted); prints
       {"database": ..., "tables": {name: commits}}.
   dump-snapshots <warehouse> <db> <table> [branch]
       what pypaimon sees: latest snapshot id, every snapshot (id, schemaId, commitKind, ...), the
@@ -230,6 +232,28 @@ def cmd_create(warehouse, db="pyinterop"):
                                     {"dt": "2024-01-02", "id": 3, "name": "d", "v": 9007199254740993}], schema=s))
     commit(t, pa.Table.from_pylist([{"dt": "2024-01-01", "id": 1, "name": "a3", "v": -9223372036854775808}], schema=s))
     result["py_pk"] = 3
+
+    # Partial-update: pypaimon's writer buffers rows through the same merge function.
+    s = pa.schema([pa.field("id", pa.int32(), nullable=False), ("a", pa.string()), ("b", pa.int64())])
+    cat.create_table(f"{db}.py_pk_partial", Schema.from_pyarrow_schema(
+        s, primary_keys=["id"], options={"bucket": "1", "merge-engine": "partial-update", "file.format": "parquet"}), False)
+    t = cat.get_table(f"{db}.py_pk_partial")
+    commit(t, pa.Table.from_pylist([{"id": 1, "a": "a1", "b": None}, {"id": 2, "a": None, "b": 20}], schema=s))
+    commit(t, pa.Table.from_pylist([{"id": 1, "a": None, "b": 10}, {"id": 2, "a": "a2", "b": None}], schema=s))
+    result["py_pk_partial"] = 2
+
+    # Deletion vectors: pypaimon writes level-0 files and never compacts, so the rows stay invisible
+    # (to every reader) until someone compacts the table: a fixture for compaction tests.
+    s = pa.schema([pa.field("id", pa.int32(), nullable=False), ("v", pa.string())])
+    cat.create_table(f"{db}.py_pk_dv", Schema.from_pyarrow_schema(
+        s, primary_keys=["id"], options={"bucket": "1", "deletion-vectors.enabled": "true", "file.format": "parquet"}), False)
+    t = cat.get_table(f"{db}.py_pk_dv")
+    # Keys do not overlap across the commits: pypaimon 2.0.0 restarts the sequence numbers of each
+    # commit in a DV table (its write scan does not see the invisible level-0 files), so an updated key
+    # would have two rows with the same sequence number and an ambiguous merge.
+    commit(t, pa.Table.from_pylist([{"id": 1, "v": "a"}, {"id": 2, "v": "b"}], schema=s))
+    commit(t, pa.Table.from_pylist([{"id": 3, "v": "c"}, {"id": 4, "v": "d"}], schema=s))
+    result["py_pk_dv"] = 2
     print(dumps({"database": db, "tables": result}))
 
 
