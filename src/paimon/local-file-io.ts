@@ -9,7 +9,7 @@
  * lock plus a rename that would silently replace the target).
  */
 import { randomUUID } from 'node:crypto';
-import { constants as fsConstants, promises as fsp } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, openSync, promises as fsp, readSync, statSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
 import { PaimonError } from './errors.js';
@@ -19,6 +19,9 @@ import { join, parseUri, schemeOf, tempPathFor } from './path.js';
 function errCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
 }
+
+/** Files up to this size are read synchronously (see readFile). */
+const SYNC_READ_MAX = 256 * 1024;
 
 export class LocalFileIO implements FileIO {
   readonly isObjectStore = false;
@@ -47,8 +50,31 @@ export class LocalFileIO implements FileIO {
   }
 
   async readFile(path: string): Promise<Buffer> {
+    const local = this.toLocal(path);
     try {
-      return await fsp.readFile(this.toLocal(path));
+      // Metadata files (snapshots, schemas, tags, hints) are a few KB: one synchronous
+      // open/fstat/read/close costs microseconds, while the promise API queues four thread-pool
+      // round trips per file, which dominates reading thousands of snapshots. Larger files take
+      // the asynchronous path so the event loop is never blocked for long.
+      const fd = openSync(local, 'r');
+      let small: Buffer | undefined;
+      try {
+        const st = fstatSync(fd);
+        if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+        if (st.size <= SYNC_READ_MAX) {
+          const buf = Buffer.allocUnsafe(st.size);
+          let off = 0;
+          while (off < st.size) {
+            const n = readSync(fd, buf, off, st.size - off, off);
+            if (n === 0) break;
+            off += n;
+          }
+          small = off === st.size ? buf : buf.subarray(0, off);
+        }
+      } finally {
+        closeSync(fd);
+      }
+      return small ?? (await fsp.readFile(local));
     } catch (e) {
       throw this.wrap(e, 'read', path);
     }
@@ -196,7 +222,8 @@ export class LocalFileIO implements FileIO {
 
   async getStatus(path: string): Promise<FileStatus | null> {
     try {
-      const st = await fsp.stat(this.toLocal(path));
+      // stat(2) on a local disk takes microseconds; see readFile for why not the promise API.
+      const st = statSync(this.toLocal(path));
       return { path, size: st.size, modificationTime: Math.floor(st.mtimeMs), isDir: st.isDirectory() };
     } catch (e) {
       if (errCode(e) === 'ENOENT' || errCode(e) === 'ENOTDIR') return null;
@@ -216,7 +243,7 @@ export class LocalFileIO implements FileIO {
     for await (const ent of handle) {
       const child = join(dir, ent.name);
       try {
-        const st = await fsp.stat(nodePath.join(local, ent.name));
+        const st = statSync(nodePath.join(local, ent.name));
         yield { path: child, size: st.size, modificationTime: Math.floor(st.mtimeMs), isDir: st.isDirectory() };
       } catch (e) {
         if (errCode(e) === 'ENOENT') continue; // deleted while listing
