@@ -10,6 +10,7 @@
 # Usage: bench/sysbench.sh [seconds-per-run (default 10)]
 #   BENCH_THREADS="1 16 64" BENCH_WORKLOADS="oltp_point_select oltp_read_only" BENCH_PS_MODE=disable
 #   BENCH_REPEAT=3 (rounds per configuration; medians are printed)
+#   BENCH_PROXY_WORKERS=1 (the proxy's listen.workers; its CPU is summed over the worker processes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -18,6 +19,7 @@ THREADS="${BENCH_THREADS:-1 16 64}"
 WORKLOADS="${BENCH_WORKLOADS:-oltp_point_select oltp_read_only}"
 PS_MODE="${BENCH_PS_MODE:-disable}"
 REPEAT="${BENCH_REPEAT:-3}"
+PROXY_WORKERS="${BENCH_PROXY_WORKERS:-1}"
 OUT="$ROOT/.tmp/bench"
 rm -rf "$OUT"; mkdir -p "$OUT"
 export MARIADB_ROOT_DIR="$OUT/mariadb"
@@ -67,10 +69,10 @@ HAPROXY_PID=$!
 
 # The proxy, relay mode, as users run it (compiled by tsx on load; the hot path is plain JS).
 PX_PORT=$(_mariadb_free_port)
-PPP_LOG_LEVEL=warn node --import tsx src/cli.ts serve --host 127.0.0.1 --port "$PX_PORT" --upstream "127.0.0.1:$DB_PORT" \
+PPP_LOG_LEVEL=warn node --import tsx src/cli.ts serve --host 127.0.0.1 --port "$PX_PORT" --upstream "127.0.0.1:$DB_PORT" --workers "$PROXY_WORKERS" \
   --warehouse "$OUT/warehouse" >"$OUT/proxy.log" 2>&1 &
 PROXY_PID=$!
-for _ in $(seq 100); do
+for _ in $(seq 300); do
   mariadb --no-defaults -h127.0.0.1 -P"$PX_PORT" -u"$MARIADB_USER" -p"$MARIADB_PASSWORD" -e 'SELECT 1' >/dev/null 2>&1 && break
   sleep 0.2
 done
@@ -80,7 +82,14 @@ for _ in $(seq 50); do
 done
 
 CLK_TCK=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# utime + stime of a process and its direct children (the workers when listen.workers > 1)
+cpu_ticks() {
+  local p t=0
+  for p in "$1" $(cat "/proc/$1/task/"*/children 2>/dev/null); do
+    [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+  done
+  echo "$t"
+}
 
 # run_one <workload> <threads> <port> <label> -> writes "$OUT/<label>-<workload>-<threads>.log"
 run_one() {
@@ -99,7 +108,7 @@ median() {
 echo "machine: $(nproc) CPU(s), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "versions: $(mariadbd --version | awk '{print $3}') | sysbench $(sysbench --version | awk '{print $2}') | $(haproxy -v | head -1 | awk '{print "haproxy", $3}') | node $(node --version)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "each run ${SECONDS_PER_RUN}s x $REPEAT rounds (medians), --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
+echo "each run ${SECONDS_PER_RUN}s x $REPEAT rounds (medians), proxy workers $PROXY_WORKERS, --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
 printf '\n%-18s %4s | %10s %10s %10s | %8s %8s | %8s %8s %8s | %9s | %10s %10s\n' \
   workload thr direct_qps haproxy_qps proxy_qps px/dir px/ha p95_dir p95_ha p95_px added_p95 px_cpu_us/q ha_cpu_us/q
 for w in $WORKLOADS; do

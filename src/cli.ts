@@ -2,10 +2,11 @@
 /**
  * The `paimon-procedure-proxy` command.
  *
- *   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT]
+ *   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--workers N]
  *   paimon-procedure-proxy call "<CALL ...>" [--config FILE] [--warehouse DIR] [--json]
  *   paimon-procedure-proxy hash-password        (reads a password from standard input)
  */
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { cachingSha2Hash, nativePasswordHash } from '../protocol/auth.js';
@@ -14,7 +15,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { startProxy } from './proxy-app.js';
 
 const USAGE = `Usage:
-  paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT]
+  paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--workers N]
       Start the MySQL-protocol proxy. Without an upstream FE it runs standalone on the embedded
       default: one filesystem catalog 'paimon' with its warehouse in ./warehouse, listening on 127.0.0.1:9031.
   paimon-procedure-proxy call "<CALL ...>" [--config FILE] [--warehouse DIR] [--json]
@@ -23,7 +24,7 @@ const USAGE = `Usage:
       Read a password from standard input and print the hashes for a standalone users file.
 
 Environment: PPP_CONFIG, PPP_LISTEN_HOST, PPP_LISTEN_PORT, PPP_UPSTREAM, PPP_UPSTREAM_PROXY_PROTOCOL,
-PPP_UPSTREAM_TLS, PPP_UPSTREAM_TLS_CA, PPP_WAREHOUSE, PPP_USERS_FILE, PPP_TLS_CERT, PPP_TLS_KEY, PPP_LOG_LEVEL.`;
+PPP_UPSTREAM_TLS, PPP_UPSTREAM_TLS_CA, PPP_WORKERS, PPP_WAREHOUSE, PPP_USERS_FILE, PPP_TLS_CERT, PPP_TLS_KEY, PPP_LOG_LEVEL.`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`paimon-procedure-proxy: ${message}\n`);
@@ -39,6 +40,7 @@ async function serve(argv: string[]): Promise<void> {
       port: { type: 'string' },
       warehouse: { type: 'string' },
       upstream: { type: 'string' },
+      workers: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -50,9 +52,12 @@ async function serve(argv: string[]): Promise<void> {
   }
   const { config } = await loadConfig({
     file: values.config,
-    overrides: { host: values.host, port: values.port, warehouse: values.warehouse, upstream: values.upstream },
+    overrides: { host: values.host, port: values.port, warehouse: values.warehouse, upstream: values.upstream, workers: values.workers },
   });
-  const proxy = await startProxy(config);
+  const workers = config.listen.workers;
+  if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers);
+  const index = cluster.isWorker ? Number(process.env.PPP_WORKER_INDEX ?? '0') : 0;
+  const proxy = await startProxy(config, workers > 1 ? { worker: { index, count: workers } } : {});
   const { logger } = proxy;
   // A bug reached by one connection must not take the others down with the process.
   process.on('uncaughtException', (e) => logger.error({ err: e }, 'uncaught exception (connection dropped, proxy keeps running)'));
@@ -67,6 +72,35 @@ async function serve(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * `listen.workers` > 1: this process only supervises; each worker runs a whole proxy on the
+ * shared listen socket (node:cluster hands connections out round-robin). A worker that dies is
+ * replaced; SIGINT/SIGTERM stop them all.
+ */
+function superviseWorkers(count: number): void {
+  let stopping = false;
+  const fork = (index: number) => {
+    const w = cluster.fork({ PPP_WORKER_INDEX: String(index) });
+    w.on('exit', (code, signal) => {
+      if (stopping) return;
+      process.stderr.write(`paimon-procedure-proxy: worker ${index} exited (${signal ?? code}); starting a new one\n`);
+      setTimeout(() => fork(index), 500);
+    });
+  };
+  for (let i = 0; i < count; i++) fork(i);
+  const stop = () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
+    setTimeout(() => process.exit(0), 6000).unref();
+    cluster.on('exit', () => {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 async function call(argv: string[]): Promise<void> {

@@ -9,7 +9,7 @@
  *
  * Environment: PPP_CONFIG (file), PPP_LISTEN_HOST, PPP_LISTEN_PORT, PPP_UPSTREAM (host:port;
  * empty or `none` for standalone), PPP_UPSTREAM_PROXY_PROTOCOL (true/false), PPP_UPSTREAM_TLS
- * (true/false), PPP_UPSTREAM_TLS_CA (PEM file), PPP_WAREHOUSE,
+ * (true/false), PPP_UPSTREAM_TLS_CA (PEM file), PPP_WORKERS, PPP_WAREHOUSE,
  * PPP_USERS_FILE, PPP_TLS_CERT, PPP_TLS_KEY, PPP_LOG_LEVEL.
  */
 import { readFile } from 'node:fs/promises';
@@ -33,6 +33,7 @@ export interface ConfigOverrides {
   warehouse?: string;
   /** HOST:PORT, or 'none' for standalone. */
   upstream?: string;
+  workers?: number | string;
 }
 
 export interface LoadConfigOptions {
@@ -94,6 +95,12 @@ function parsePort(s: string | number, what: string): number {
   return n;
 }
 
+function parseCount(s: string | number, what: string): number {
+  const n = typeof s === 'number' ? s : /^\d+$/.test(s.trim()) ? Number(s.trim()) : NaN;
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${what}: expected a whole number of at least 1`);
+  return n;
+}
+
 function parseBool(s: string, what: string): boolean {
   const t = s.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(t)) return true;
@@ -152,6 +159,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   // environment
   if (env.PPP_LISTEN_HOST) section(raw, 'listen').host = env.PPP_LISTEN_HOST;
   if (env.PPP_LISTEN_PORT) section(raw, 'listen').port = parsePort(env.PPP_LISTEN_PORT, 'PPP_LISTEN_PORT');
+  if (env.PPP_WORKERS) section(raw, 'listen').workers = parseCount(env.PPP_WORKERS, 'PPP_WORKERS');
   if (env.PPP_TLS_CERT || env.PPP_TLS_KEY) {
     if (!env.PPP_TLS_CERT || !env.PPP_TLS_KEY) throw new ConfigError('PPP_TLS_CERT and PPP_TLS_KEY must be set together');
     const listen = section(raw, 'listen');
@@ -175,6 +183,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   // command line
   if (o.host !== undefined) section(raw, 'listen').host = o.host;
   if (o.port !== undefined) section(raw, 'listen').port = parsePort(o.port, '--port');
+  if (o.workers !== undefined) section(raw, 'listen').workers = parseCount(o.workers, '--workers');
   if (o.upstream !== undefined) applyUpstream(raw, o.upstream, '--upstream');
   if (o.warehouse !== undefined) setWarehouse(raw, o.warehouse, cwd);
 

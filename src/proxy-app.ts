@@ -24,6 +24,8 @@ export interface StartProxyOptions {
   logger?: Logger;
   /** Replace the router (tests of the transport alone). */
   router?: StatementRouter;
+  /** Set in the worker processes of `listen.workers` > 1. */
+  worker?: { index: number; count: number };
 }
 
 export function createRouter(config: ProxyConfig, logger: Logger, connections: ConnectionDirectory): Router {
@@ -51,7 +53,7 @@ export async function startProxy(config: ProxyConfig, opts: StartProxyOptions = 
     userOf: (id) => server?.registry.get(id)?.user,
   };
   const router = opts.router ?? createRouter(config, logger, connections);
-  server = await ProxyServer.create({ config, router, logger });
+  server = await ProxyServer.create({ config, router, logger, worker: opts.worker });
   const address = await server.listen();
   const s = server;
   return { server: s, address, logger, close: () => s.close() };

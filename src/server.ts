@@ -22,6 +22,8 @@ export interface ProxyServerOptions {
   config: ProxyConfig;
   router: StatementRouter;
   logger: Logger;
+  /** This process's place among `listen.workers` processes (standalone connection ids are partitioned by it). */
+  worker?: { index: number; count: number };
 }
 
 export class ProxyServer {
@@ -29,14 +31,19 @@ export class ProxyServer {
   readonly stats: ProxyStats = { startedAt: Date.now(), questions: 0, connectionsAccepted: 0 };
   private server: Server | null = null;
   private readonly sessions = new Set<Session>();
-  private nextLocalId = 1;
+  private nextLocalId: number;
+  private readonly idStep: number;
 
   private constructor(
     private readonly opts: ProxyServerOptions,
     private readonly secureContext: SecureContext | null,
     private readonly users: LocalUsers | null,
     private readonly upstreamTls: UpstreamTlsOptions | null,
-  ) {}
+  ) {
+    // Worker i of n hands out i+1, i+1+n, ...: ids stay unique across the processes.
+    this.nextLocalId = (opts.worker?.index ?? 0) + 1;
+    this.idStep = opts.worker?.count ?? 1;
+  }
 
   /** Validates the start-up preconditions (throws ConfigError with a precise message). */
   static async create(opts: ProxyServerOptions): Promise<ProxyServer> {
@@ -105,7 +112,8 @@ export class ProxyServer {
         serverVersion: STANDALONE_SERVER_VERSION,
         nextConnectionId: () => {
           const id = this.nextLocalId;
-          this.nextLocalId = this.nextLocalId >= 0x7fffffff ? 1 : this.nextLocalId + 1;
+          this.nextLocalId += this.idStep;
+          if (this.nextLocalId > 0x7fffffff) this.nextLocalId = (this.opts.worker?.index ?? 0) + 1;
           return id;
         },
         stats: this.stats,
@@ -138,6 +146,7 @@ export class ProxyServer {
             upstreamTls: upstream?.tls ? (upstream.tls.verify ? 'verified' : 'unverified') : false,
             catalogs: config.catalogs.map((c) => c.name),
             loopback: isLoopbackHost(config.listen.host),
+            ...(this.opts.worker ? { worker: this.opts.worker.index, workers: this.opts.worker.count } : {}),
           },
           'paimon-procedure-proxy listening',
         );

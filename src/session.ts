@@ -204,6 +204,8 @@ export class Session implements SessionView {
   private seqDelta = 0;
   private authenticator: LocalAuthenticator | null = null;
   private scramble: Buffer = Buffer.alloc(0);
+  /** Next sequence id of the standalone auth exchange. */
+  private authSeq = 0;
   /** Set by a forwarded command whose success must update session state. */
   private onUpstreamOk: (() => void) | null = null;
   private localRunning: AbortController | null = null;
@@ -576,8 +578,6 @@ export class Session implements SessionView {
     this.phase = 'response';
     this.client.write(encodePacket(greeting, 0));
   }
-
-  private authSeq = 0;
 
   private standaloneResponse(p: Packet): void {
     const r = this.parseResponse(p);

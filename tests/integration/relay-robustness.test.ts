@@ -5,6 +5,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import mysql from 'mysql2';
 import { connect, mariadb, RawClient, rssOf, startChildProxy, type ChildProxy } from './wire-helpers.js';
 
@@ -121,6 +122,42 @@ describe('relay robustness', () => {
     assert.deepEqual(rows, [{ alive: 1 }]);
     await c.end();
     assert.doesNotMatch(proxy.log(), /"level":(50|60)/, 'no error or fatal logged');
+  });
+
+  test('listen.workers = 2: two processes serve the shared port, and a dead worker is replaced', async () => {
+    const db = mariadb();
+    const multi = await startChildProxy(['--upstream', `127.0.0.1:${db.port}`, '--workers', '2']);
+    const workersOf = (pid: number): number[] =>
+      readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number)
+        .filter((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('cli.ts'));
+    try {
+      const deadline = Date.now() + 60_000;
+      while ((multi.log().match(/paimon-procedure-proxy listening/g) ?? []).length < 2) {
+        assert.ok(Date.now() < deadline, 'both workers listen');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const before = workersOf(multi.pid);
+      assert.equal(before.length, 2);
+      const serve = async () => {
+        const conns = await Promise.all(Array.from({ length: 20 }, () => connect(multi.port, { user: db.user, password: db.password })));
+        const ids = await Promise.all(conns.map(async (c) => Number(((await c.query('SELECT CONNECTION_ID() AS id'))[0] as { id: number }[])[0].id)));
+        await Promise.all(conns.map((c) => c.end()));
+        assert.equal(new Set(ids).size, 20);
+      };
+      await serve();
+      process.kill(before[0], 'SIGKILL');
+      while (!workersOf(multi.pid).some((p) => !before.includes(p)) || workersOf(multi.pid).length < 2) {
+        assert.ok(Date.now() < deadline + 60_000, 'a replacement worker starts');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await serve();
+    } finally {
+      await multi.stop();
+    }
   });
 
   test('1,000 concurrent connections are accepted and served', async () => {

@@ -46,6 +46,14 @@ describe('configuration loading', () => {
     await assert.rejects(loadConfig({ env: { PPP_UPSTREAM: 'fe', PPP_UPSTREAM_TLS: 'maybe' } }), /PPP_UPSTREAM_TLS: expected true or false/);
   });
 
+  test('workers: default 1, from PPP_WORKERS or --workers, and only whole numbers', async () => {
+    assert.equal((await loadConfig({ env: {} })).config.listen.workers, 1);
+    assert.equal((await loadConfig({ env: { PPP_WORKERS: '4' } })).config.listen.workers, 4);
+    assert.equal((await loadConfig({ env: { PPP_WORKERS: '4' }, overrides: { workers: '2' } })).config.listen.workers, 2);
+    await assert.rejects(loadConfig({ env: { PPP_WORKERS: '0' } }), /PPP_WORKERS: expected a whole number of at least 1/);
+    await assert.rejects(loadConfig({ env: {}, overrides: { workers: 'two' } }), /--workers: expected a whole number/);
+  });
+
   test('PPP_WAREHOUSE points the paimon catalog elsewhere; JSON files work too', async () => {
     const f = file('b.json', JSON.stringify({ catalogs: [{ name: 'paimon', warehouse: '/old' }] }));
     const { config } = await loadConfig({ file: f, env: { PPP_WAREHOUSE: 'rel/wh' }, cwd: '/home/u' });
