@@ -88,6 +88,13 @@ describe('standalone authentication', () => {
     }
   });
 
+  test('`hash-password` prints the two hashes a users file needs, from standard input', async () => {
+    const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
+    const r = await run(process.execPath, ['--import', 'tsx', cli, 'hash-password'], { input: 's3cr3t pass\n', timeoutMs: 30_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `native_hash: '${nativePasswordHash('s3cr3t pass')}'\nsha2_hash: '${cachingSha2Hash('s3cr3t pass')}'\n`);
+  });
+
   test('unknown users are refused like wrong passwords', async () => {
     const e = await captureError(conn('root', ''));
     assert.equal(e.errno, 1045, 'the built-in root is gone once a users file is configured');
