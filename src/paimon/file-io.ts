@@ -19,7 +19,7 @@ export interface FileStatus {
 export interface FileIO {
   /** Whole small file (metadata: snapshots, schemas, manifests). FILE_NOT_FOUND if absent. */
   readFile(path: string): Promise<Buffer>;
-  /** Byte range [start, start+length) of a file (footers, column chunks). */
+  /** Byte range [start, start+length) of a file (footers, column chunks); CORRUPT_METADATA if the file ends before it. */
   readRange(path: string, start: number, length: number): Promise<Buffer>;
   /** Streaming read of a whole file. */
   openRead(path: string): Promise<Readable>;
