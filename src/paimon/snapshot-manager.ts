@@ -17,7 +17,7 @@ import {
   readHint,
 } from './hint-file.js';
 import { join } from './path.js';
-import { parseSnapshot, snapshotToJson, type Snapshot } from './snapshot.js';
+import { LONG_MIN_VALUE as LONG_MIN, parseSnapshot, snapshotToJson, type Snapshot } from './snapshot.js';
 
 export const SNAPSHOT_PREFIX = 'snapshot-';
 /** `SnapshotManager.EARLIEST_SNAPSHOT_DEFAULT_RETRY_NUM`. */
@@ -255,6 +255,62 @@ export class SnapshotManager {
         found = s;
       } else if (s.timeMillis < t) earliest = mid + 1;
       else return s;
+    }
+    return found;
+  }
+
+  /**
+   * Latest snapshot whose watermark is <= `watermark` (`earlierOrEqualWatermark`): null when the
+   * latest snapshot's watermark is Long.MIN_VALUE (no watermarks) or none qualifies. Snapshots
+   * without a watermark are skipped over as Java does.
+   */
+  async earlierOrEqualWatermark(watermark: bigint): Promise<Snapshot | null> {
+    return this.searchWatermark(watermark, 'earlier');
+  }
+
+  /** Earliest snapshot whose watermark is >= `watermark` (`laterOrEqualWatermark`). */
+  async laterOrEqualWatermark(watermark: bigint): Promise<Snapshot | null> {
+    return this.searchWatermark(watermark, 'later');
+  }
+
+  private async searchWatermark(watermark: bigint, mode: 'earlier' | 'later'): Promise<Snapshot | null> {
+    const latestId = await this.latestSnapshotId();
+    if (latestId === null) return null;
+    if ((await this.snapshot(latestId)).watermark === LONG_MIN) return null;
+    const earliestSnap = await this.earliestSnapshot();
+    if (earliestSnap === null) return null;
+    let earliest = earliestSnap.id;
+    let latest = latestId;
+    let earliestWatermark = earliestSnap.watermark;
+    while (earliestWatermark === undefined && earliest < latest) {
+      earliest++;
+      earliestWatermark = (await this.snapshot(earliest)).watermark;
+    }
+    if (earliestWatermark === undefined) return null;
+    if (earliestWatermark >= watermark) return this.snapshot(earliest);
+    let found: Snapshot | null = null;
+    while (earliest <= latest) {
+      let mid: number = earliest + Math.floor((latest - earliest) / 2);
+      let snap = await this.snapshot(mid);
+      let wm = snap.watermark;
+      while (wm === undefined && mid > earliest) {
+        mid--;
+        snap = await this.snapshot(mid);
+        wm = snap.watermark;
+      }
+      if (wm === undefined) {
+        earliest = mid + 1;
+        continue;
+      }
+      if (wm > watermark) {
+        latest = mid - 1;
+        if (mode === 'later') found = snap;
+      } else if (wm < watermark) {
+        earliest = mid + 1;
+        if (mode === 'earlier') found = snap;
+      } else {
+        return snap;
+      }
     }
     return found;
   }

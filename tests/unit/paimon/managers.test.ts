@@ -133,6 +133,22 @@ describe('SnapshotManager: EARLIEST/LATEST as Java reads them', () => {
     assert.equal(await sm.laterOrEqualTimeMills(5001), null);
   });
 
+  test('watermark lookups skip snapshots without a watermark and refuse MIN_VALUE tables', async () => {
+    const t = path.join(root, 'wm');
+    const sm = new SnapshotManager(io, t);
+    const wms: Array<bigint | undefined> = [undefined, 10n, undefined, 30n, 40n];
+    for (let i = 0; i < wms.length; i++) {
+      await sm.commitSnapshot(snap(i + 1, 1000 * (i + 1), wms[i] === undefined ? {} : { watermark: wms[i] }));
+    }
+    assert.equal((await sm.earlierOrEqualWatermark(35n))?.id, 4);
+    assert.equal((await sm.earlierOrEqualWatermark(30n))?.id, 4);
+    assert.equal((await sm.laterOrEqualWatermark(25n))?.id, 4);
+    assert.equal((await sm.laterOrEqualWatermark(5n))?.id, 2, 'below the earliest watermark: the earliest snapshot that has one');
+    assert.equal(await sm.laterOrEqualWatermark(41n), null);
+    await sm.commitSnapshot(snap(6, 6000, { watermark: -9223372036854775808n }));
+    assert.equal(await sm.earlierOrEqualWatermark(35n), null);
+  });
+
   test('branch snapshots live under branch/branch-<name>/snapshot', async () => {
     const sm = new SnapshotManager(io, '/wh/db.db/t', 'dev');
     assert.equal(sm.snapshotPath(3), '/wh/db.db/t/branch/branch-dev/snapshot/snapshot-3');
