@@ -320,14 +320,24 @@ export class ProxyMetrics {
   }
 
   private readonly meter: Meter;
-  private observing = false;
+  private readonly servers = new Set<() => ServerStatsSnapshot>();
 
   /**
    * Connections, statements and relayed bytes are counted by the session as plain integers on
-   * its hot path (no metric call per packet) and read here at scrape time.
+   * its hot path (no metric call per packet) and read here at scrape time. Several listeners in
+   * one process (tests) are summed. Returns the function that stops observing this one.
    */
-  observeServer(source: () => ServerStatsSnapshot): void {
-    if (this.observing) throw new Error('observeServer was already called');
+  observeServer(source: () => ServerStatsSnapshot): () => void {
+    if (this.servers.size === 0 && !this.observing) this.registerServerInstruments();
+    this.servers.add(source);
+    return () => {
+      this.servers.delete(source);
+    };
+  }
+
+  private observing = false;
+
+  private registerServerInstruments(): void {
     this.observing = true;
     const m = this.meter;
     const open = m.createObservableGauge('paimon_proxy_connections', { description: 'Client connections open now' });
@@ -336,13 +346,24 @@ export class ProxyMetrics {
     const forwarded = m.createObservableCounter('paimon_proxy_forwarded_statements', { description: 'Commands forwarded to the upstream FE' });
     const bytes = m.createObservableCounter('paimon_proxy_forwarded', { description: 'Bytes relayed between clients and the upstream FE, by direction', unit: 'By' });
     m.addBatchObservableCallback((r) => {
-      const s = source();
-      r.observe(open, s.connectionsOpen);
-      r.observe(accepted, s.connectionsAccepted);
-      r.observe(commands, s.questions);
-      if (s.forwarded !== undefined) r.observe(forwarded, s.forwarded);
-      if (s.bytesUpstream !== undefined) r.observe(bytes, s.bytesUpstream, { direction: 'upstream' });
-      if (s.bytesDownstream !== undefined) r.observe(bytes, s.bytesDownstream, { direction: 'downstream' });
+      if (this.servers.size === 0) return;
+      const sum: Required<ServerStatsSnapshot> = { connectionsOpen: 0, connectionsAccepted: 0, questions: 0, forwarded: 0, bytesUpstream: 0, bytesDownstream: 0 };
+      let fwd = false, up = false, down = false;
+      for (const src of this.servers) {
+        const s = src();
+        sum.connectionsOpen += s.connectionsOpen;
+        sum.connectionsAccepted += s.connectionsAccepted;
+        sum.questions += s.questions;
+        if (s.forwarded !== undefined) { sum.forwarded += s.forwarded; fwd = true; }
+        if (s.bytesUpstream !== undefined) { sum.bytesUpstream += s.bytesUpstream; up = true; }
+        if (s.bytesDownstream !== undefined) { sum.bytesDownstream += s.bytesDownstream; down = true; }
+      }
+      r.observe(open, sum.connectionsOpen);
+      r.observe(accepted, sum.connectionsAccepted);
+      r.observe(commands, sum.questions);
+      if (fwd) r.observe(forwarded, sum.forwarded);
+      if (up) r.observe(bytes, sum.bytesUpstream, { direction: 'upstream' });
+      if (down) r.observe(bytes, sum.bytesDownstream, { direction: 'downstream' });
     }, [open, accepted, commands, forwarded, bytes]);
   }
 

@@ -45,7 +45,7 @@ describe('ProxyMetrics', () => {
     m.deleted('remove_orphan_files', 12);
     m.jobStarted('async'); m.queued(1, 'table_lock');
     let stats = { connectionsOpen: 1, connectionsAccepted: 2, questions: 10, forwarded: 7, bytesUpstream: 100, bytesDownstream: 5000 };
-    m.observeServer(() => stats);
+    const stop = m.observeServer(() => stats);
     m.refresh('failed');
     const text = await provider.registry.metrics();
     for (const re of [
@@ -70,7 +70,11 @@ describe('ProxyMetrics', () => {
     const again = await provider.registry.metrics();
     assert.match(again, /paimon_proxy_connections 0/);
     assert.match(again, /paimon_proxy_commands_total 11/);
-    assert.throws(() => m.observeServer(() => stats));
+    // A second listener in the same process is added to the first; stopping one removes it.
+    const stop2 = m.observeServer(() => ({ connectionsOpen: 2, connectionsAccepted: 3, questions: 4 }));
+    assert.match(await provider.registry.metrics(), /paimon_proxy_connections 2\n[\s\S]*paimon_proxy_commands_total 15/);
+    stop2();
+    stop();
   });
 });
 
