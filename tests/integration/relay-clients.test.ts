@@ -107,5 +107,17 @@ describe('relay: real clients', () => {
         assert.match(p, /ERR 0 null MySQLTimeoutException: Statement cancelled due to timeout or client request|ERR \d+ \S+ MySQLTimeoutException/);
       });
     }
+    await t.test('server-side cursor (useCursorFetch: COM_STMT_EXECUTE with a cursor, then COM_STMT_FETCH)', async () => {
+      const out = async (port: number) => {
+        const url = `jdbc:mysql://127.0.0.1:${port}/proxytest?sslMode=DISABLED&useServerPrepStmts=true&useCursorFetch=true&defaultFetchSize=100`;
+        const r = await run('java', ['-cp', jar, probe, url, db.user, db.password, "@prepared SELECT seq, REPEAT('c', seq % 50) FROM seq_1_to_1000 WHERE seq > ?|0"], { timeoutMs: 120_000 });
+        assert.equal(r.code, 0, r.stderr);
+        return r.stdout;
+      };
+      const d = await out(db.port);
+      const p = await out(proxy.address.port);
+      assert.equal(p, d);
+      assert.equal((p.match(/^ROW\t\d+\tc*$/gm) ?? []).length, 1000);
+    });
   });
 });
