@@ -8,6 +8,7 @@
  * the FIELD_IDS clause that gives every Parquet column Paimon's field id.
  */
 import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -40,14 +41,17 @@ export interface DataEngineConfig {
   memoryLimit: string;
   /** Worker threads inside DuckDB. */
   threads: number;
-  /** Local directory for temporary copies of remote files, spill files and files being written. */
+  /**
+   * Local parent directory for temporary copies of remote files, spill files and files being
+   * written; this process works in its own `paimon-data-<pid>` directory below it.
+   */
   tempDir: string;
 }
 
 let config: DataEngineConfig = {
   memoryLimit: process.env.PAIMON_DATA_MEMORY_LIMIT ?? '512MB',
   threads: Number(process.env.PAIMON_DATA_THREADS ?? 2),
-  tempDir: process.env.PAIMON_DATA_TMP ?? join(tmpdir(), `paimon-proxy-data-${process.pid}`),
+  tempDir: process.env.PAIMON_DATA_TMP ?? tmpdir(),
 };
 let instance: Promise<DuckDBInstance> | null = null;
 
@@ -60,9 +64,15 @@ export function dataEngineConfig(): DataEngineConfig {
   return config;
 }
 
+function privateTempDir(): string {
+  return join(config.tempDir, `paimon-data-${process.pid}`);
+}
+
+/** This process's private temporary directory (created on demand). */
 export function dataTempDir(): string {
-  mkdirSync(config.tempDir, { recursive: true });
-  return config.tempDir;
+  const dir = privateTempDir();
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 async function createInstance(): Promise<DuckDBInstance> {
@@ -82,12 +92,17 @@ export async function connectDuckDB(): Promise<DuckDBConnection> {
   return (await instance).connect();
 }
 
-/** Closes the shared instance (tests, shutdown). */
+/**
+ * Closes the shared instance (tests, shutdown) and removes this process's temporary directory
+ * (spill files, local copies of remote files, files being written), which no one else uses.
+ */
 export async function closeDataEngine(): Promise<void> {
-  if (!instance) return;
-  const i = await instance;
-  instance = null;
-  i.closeSync();
+  if (instance) {
+    const i = await instance;
+    instance = null;
+    i.closeSync();
+  }
+  await rm(privateTempDir(), { recursive: true, force: true });
 }
 
 export function quoteIdent(name: string): string {
