@@ -67,6 +67,7 @@ function nameOf(e: unknown): string {
 
 function isNotFound(e: unknown): boolean {
   const n = nameOf(e);
+  if (n === 'NoSuchBucket') return false; // a configuration problem, not a missing file
   return statusOf(e) === 404 || n === 'NoSuchKey' || n === 'NotFound';
 }
 
@@ -123,6 +124,9 @@ export class S3FileIO implements FileIO {
   private wrap(e: unknown, op: string, p: string): PaimonError {
     if (e instanceof PaimonError) return e;
     if (isNotFound(e)) return new PaimonError('FILE_NOT_FOUND', `file not found: ${p}`);
+    if (nameOf(e) === 'NoSuchBucket') {
+      return new PaimonError('STORAGE_ERROR', `${op} failed for ${p}: the bucket does not exist (check the warehouse URI and s3.endpoint)`);
+    }
     const status = statusOf(e);
     const detail = this.scrub(`${nameOf(e) || 'Error'}${status ? ` (HTTP ${status})` : ''}: ${(e as Error)?.message ?? ''}`);
     // The SDK error object may carry request details; keep only our scrubbed summary.
