@@ -11,6 +11,7 @@ import { expireSnapshots } from './expire-snapshots.js';
 import { rollback, rollbackTo } from './rollback-to.js';
 import { rollbackToTimestamp } from './rollback-to-timestamp.js';
 import { removeOrphanFiles } from './remove-orphan-files.js';
+import { rollbackToAsLatest } from './rollback-to-as-latest.js';
 
 export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [
   expireSnapshots,
@@ -18,6 +19,7 @@ export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[
   rollback,
   rollbackToTimestamp,
   removeOrphanFiles,
+  rollbackToAsLatest,
 ];
 
 export function createDefaultRegistry(extra: readonly ProcedureDefinition<readonly ParamSpec[]>[] = []): ProcedureRegistry {
