@@ -46,6 +46,12 @@ export interface OpsRuntimeOptions {
   owner?: string;
   /** Start the /metrics HTTP endpoint when `metrics.port` is configured (default true). */
   serveMetrics?: boolean;
+  /**
+   * Set in the worker processes of `listen.workers` > 1: each worker keeps its embedded job
+   * file in its own sub-directory and owns its jobs (the shared MySQL store lets every worker
+   * see every job).
+   */
+  worker?: { index: number; count: number };
 }
 
 export interface OpsRuntime {
@@ -118,14 +124,18 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
   const locks = new TableLockManager();
   // Stable across restarts of the same proxy (so it recovers its own jobs): host name and port;
   // an ephemeral port (0, tests) gets the pid so that concurrent proxies do not share an owner.
-  const owner = opts.owner ?? (config.listen.port === 0 ? `${hostname()}:0:pid${process.pid}` : `${hostname()}:${config.listen.port}`);
+  const base = config.listen.port === 0 ? `${hostname()}:0:pid${process.pid}` : `${hostname()}:${config.listen.port}`;
+  const owner = opts.owner ?? (opts.worker ? `${base}:w${opts.worker.index}` : base);
+  if (opts.worker && opts.worker.count > 1 && config.jobs.store === 'file') {
+    notes.push(`listen.workers = ${opts.worker.count} with the embedded job store: each worker lists only its own jobs; use jobs.store: mysql to see them all from any connection`);
+  }
   const store =
     config.jobs.store === 'mysql'
       ? (() => {
           if (!config.jobs.mysql) throw new Error('jobs.store is mysql but jobs.mysql is not configured');
           return new MysqlJobStore({ ...config.jobs.mysql, owner, retentionMs: config.jobs.retention_ms });
         })()
-      : new FileJobStore({ dir: dataDir, owner, retentionMs: config.jobs.retention_ms });
+      : new FileJobStore({ dir: opts.worker ? join(dataDir, `worker-${opts.worker.index}`) : dataDir, owner, retentionMs: config.jobs.retention_ms });
   const jobs = new JobManager({
     store,
     owner,
