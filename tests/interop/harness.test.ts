@@ -393,6 +393,25 @@ for (const v of PAIMON_JAVA_VERSIONS) {
       assert.deepEqual(toComparable(await pypaimon.read(cw, MATRIX_DB, 'history')), toComparable(await j.read(cw, MATRIX_DB, 'history')));
     });
 
+    test('synth-history builds a metadata-only history that read-metadata and list-files walk', async () => {
+      const sw = tempWarehouse(`synth-${FULL[v]}`);
+      const res = await java(v).batch([
+        ['synth-history', sw, 'bench', 'big', '20', '10', 'touch'],
+        ['read-metadata', sw, 'bench', 'big'],
+        ['list-files', sw, 'bench', 'big'],
+      ]);
+      assert.equal(res.length, 3, res.map((r) => r.error ?? 'ok').join(', '));
+      const made = parseJson((res[0] as { stdout: string }).stdout) as { snapshots: number; dataFiles: number };
+      assert.deepEqual([made.snapshots, made.dataFiles], [20, 200]);
+      const meta = parseJson((res[1] as { stdout: string }).stdout) as { snapshots: number; manifestEntries: number; millis: number };
+      assert.equal(meta.snapshots, 20);
+      assert.ok(meta.manifestEntries >= 200);
+      const files = (parseJson((res[2] as { stdout: string }).stdout) as { files: string[] }).files;
+      const data = files.filter((f) => /^dt=2024-01-1\d\/bucket-0\/data-synth-/.test(f));
+      assert.equal(data.length, 200);
+      for (const f of data.slice(0, 5)) assert.ok(existsSync(join(sw, 'bench.db', 'big', f)), f);
+    });
+
     test('golden bytes: BinaryRows of every type, a manifest and a manifest list with their content', async () => {
       const dir = tempWarehouse(`golden-${FULL[v]}`);
       const g = await java(v).golden(dir);

@@ -58,6 +58,8 @@
  *     (measured inside the JVM), compact also `peakHeapBytes`; .readMetadata(wh, db, t) reads
  *     every snapshot's manifests in-process and reports millis and counts. For fair timings use
  *     new PaimonJava(v, { quickStart: false }) (full JIT).
+ *     .synthHistory(wh, db, t, snapshots, filesPerSnapshot, touch?) a metadata-only history through
+ *                                Paimon's commit (synthetic data files; `touch` creates them empty)
  *     .listFiles(wh, db, t)      every file reachable from any snapshot/tag/changelog/branch,
  *                                relative to the table root -> { root, files }
  *     .check(wh, db, t)          reads every snapshot and tag of every branch; rejects (message
@@ -799,6 +801,24 @@ export class PaimonJava {
     return this.json(['read-metadata', wh, db, table], { timeoutMs: 600_000 });
   }
 
+  /**
+   * A metadata-only history for benchmarks: `snapshots` commits of `filesPerSnapshot` synthetic data
+   * files (append table dt/id/v, 10 partitions) through Paimon's own commit; `touch` creates each
+   * data file empty on disk. Rows cannot be read from it.
+   */
+  synthHistory(
+    wh: string,
+    db: string,
+    table: string,
+    snapshots: number,
+    filesPerSnapshot: number,
+    touch = false,
+  ): Promise<{ snapshots: number; dataFiles: number; touched: boolean; millis: number }> {
+    return this.json(['synth-history', wh, db, table, String(snapshots), String(filesPerSnapshot), ...(touch ? ['touch'] : [])], {
+      timeoutMs: 3_600_000,
+    });
+  }
+
   listFiles(wh: string, db: string, table: string): Promise<{ root: string; files: string[] }> {
     return this.json(['list-files', wh, db, table]);
   }
@@ -939,7 +959,8 @@ export function tempWarehouse(label: string): string {
 /** A private copy of a warehouse (for tests that change it). */
 export function copyWarehouse(src: string, label: string): string {
   const dst = tempWarehouse(label);
-  cpSync(src, dst, { recursive: true });
+  // Keep modification times: orphan cleaning decides by them.
+  cpSync(src, dst, { recursive: true, preserveTimestamps: true });
   return dst;
 }
 

@@ -155,6 +155,7 @@ public class PaimonTool {
                         + "  create-consumer <wh> <db> <tbl> <consumerId> <nextSnapshot>\n"
                         + "  list-files <wh> <db> <tbl>\n"
                         + "  read-metadata <wh> <db> <tbl>   (timed in-process: snapshots, manifest lists, manifests)\n"
+                        + "  synth-history <wh> <db> <tbl> <snapshots> <filesPerSnapshot> [touch]   (metadata-only history for benchmarks)\n"
                         + "  check <wh> <db> <tbl>");
     }
 
@@ -234,6 +235,11 @@ public class PaimonTool {
             case "create-consumer":
                 need(a, 6);
                 createConsumer(a[1], a[2], a[3], a[4], Long.parseLong(a[5]));
+                return;
+            case "synth-history":
+                need(a, 6);
+                synthHistory(a[1], a[2], a[3], Integer.parseInt(a[4]), Integer.parseInt(a[5]),
+                        a.length > 6 && a[6].equals("touch"));
                 return;
             case "read-metadata":
                 need(a, 4);
@@ -1522,6 +1528,67 @@ public class PaimonTool {
         }
         long millis = (System.nanoTime() - t0) / 1_000_000;
         emit(obj("snapshots", snapshots, "manifestFiles", manifestFiles, "manifestEntries", entries, "millis", millis));
+    }
+
+    /**
+     * A large history for benchmarks, committed through Paimon's own commit path but without writing
+     * data: an append table (dt STRING partition over 10 values, id BIGINT, v STRING; bucket -1,
+     * write-only) gets `snapshots` commits of `filesPerSnapshot` synthetic data files each (with
+     * realistic stats). With `touch` each data file is created empty on disk (for orphan-file
+     * benchmarks: listing and reachability, never reading). Reading rows of this table fails.
+     */
+    static void synthHistory(String wh, String db, String tbl, int snapshots, int filesPerSnapshot, boolean touch)
+            throws Exception {
+        long t0 = System.currentTimeMillis();
+        Catalog c = catalog(wh);
+        c.createDatabase(db, true);
+        Identifier id = Identifier.create(db, tbl);
+        c.createTable(id, schema("bucket", "-1", "write-only", "true")
+                .column("dt", DataTypes.STRING()).column("id", DataTypes.BIGINT()).column("v", DataTypes.STRING())
+                .partitionKeys("dt").build(), false);
+        FileStoreTable t = (FileStoreTable) c.getTable(id);
+        List<DataType> partTypes = List.of(DataTypes.STRING());
+        List<DataType> valueTypes = List.of(DataTypes.STRING(), DataTypes.BIGINT(), DataTypes.STRING());
+        BinaryRow[] parts = new BinaryRow[10];
+        for (int p = 0; p < parts.length; p++)
+            parts[p] = toBinary(GenericRow.of(BinaryString.fromString("2024-01-" + (10 + p))), partTypes);
+        org.apache.paimon.utils.FileStorePathFactory pf = t.store().pathFactory();
+        String user = "synth-" + UUID.randomUUID();
+        long seq = 0;
+        long files = 0;
+        try (TableCommitImpl commit = t.newCommit(user)) {
+            for (int i = 0; i < snapshots; i++) {
+                Map<Integer, List<DataFileMeta>> byPart = new TreeMap<>();
+                for (int k = 0; k < filesPerSnapshot; k++) {
+                    int p = (i * filesPerSnapshot + k) % parts.length;
+                    long rows = 100 + (k % 7);
+                    String dt = "2024-01-" + (10 + p);
+                    SimpleStats stats = new SimpleStats(
+                            toBinary(GenericRow.of(BinaryString.fromString(dt), seq, BinaryString.fromString("a" + k)), valueTypes),
+                            toBinary(GenericRow.of(BinaryString.fromString(dt), seq + rows - 1, BinaryString.fromString("z" + k)), valueTypes),
+                            org.apache.paimon.data.BinaryArray.fromLongArray(new Long[] {0L, 0L, (long) (k % 3)}));
+                    DataFileMeta f = DataFileMeta.forAppend("data-synth-" + i + "-" + k + "-" + UUID.randomUUID() + "-0.parquet",
+                            4096 + k, rows, stats, seq, seq + rows - 1, 0L, Collections.emptyList(), null,
+                            org.apache.paimon.manifest.FileSource.APPEND, null, null, null, null);
+                    seq += rows;
+                    byPart.computeIfAbsent(p, x -> new ArrayList<>()).add(f);
+                    files++;
+                    if (touch) {
+                        Path path = pf.createDataFilePathFactory(parts[p], 0).toPath(f);
+                        t.fileIO().newOutputStream(path, false).close();
+                    }
+                }
+                List<CommitMessage> msgs = new ArrayList<>();
+                for (Map.Entry<Integer, List<DataFileMeta>> e : byPart.entrySet()) {
+                    msgs.add(new org.apache.paimon.table.sink.CommitMessageImpl(parts[e.getKey()], 0, -1,
+                            new org.apache.paimon.io.DataIncrement(e.getValue(), Collections.emptyList(), Collections.emptyList()),
+                            new org.apache.paimon.io.CompactIncrement(Collections.emptyList(), Collections.emptyList(), Collections.emptyList())));
+                }
+                commit.commit(i, msgs);
+            }
+        }
+        emit(obj("snapshots", t.snapshotManager().latestSnapshotId(), "dataFiles", files, "touched", touch,
+                "millis", System.currentTimeMillis() - t0));
     }
 
     static void createTag(String wh, String db, String tbl, String tag, Long snapshotId, Long retainMillis) throws Exception {
