@@ -316,6 +316,23 @@ describe('S3 configuration and secrets', () => {
     assert.throws(() => createFileIO('hdfs://nn/wh'), (e) => isPaimonError(e, 'INVALID_ARGUMENT'));
   });
 
+  test('without keys in the properties the SDK default chain (AWS_* environment) is used', async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = 'env-access-key';
+    process.env.AWS_SECRET_ACCESS_KEY = 'env-secret-key';
+    const io = createFileIO('s3://fileio/env', { 's3.endpoint': peer.endpoint, 's3.path.style.access': 'true', 's3.region': peer.region });
+    try {
+      await io.writeFile('s3://fileio/env/creds-from-env', 'ok');
+      assert.equal((await io.readFile('s3://fileio/env/creds-from-env')).toString(), 'ok');
+    } finally {
+      await io.close();
+      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      else process.env.AWS_ACCESS_KEY_ID = saved.id;
+      if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      else process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+    }
+  });
+
   test('storage errors name the path but never the secret key', async () => {
     const secret = 'SUPER-SECRET-KEY-do-not-log-4711';
     const io = new S3FileIO({
