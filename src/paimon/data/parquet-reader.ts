@@ -29,6 +29,11 @@ export interface DataFileReadOptions {
   table?: string;
   /** Rows per yielded batch (default 4096). */
   batchSize?: number;
+  /**
+   * The file's deletion vector: rows at positions (0-based, in file order) it marks as deleted
+   * are skipped, as Paimon's readers do for deletion-vector tables.
+   */
+  deletionVector?: { isDeleted(position: number): boolean } | null;
 }
 
 function fileName(path: string): string {
@@ -126,12 +131,15 @@ export async function* readParquetRows(
   fileIO: FileIO,
   path: string,
   fields: readonly DataFieldSpec[],
-  opts: { table?: string; batchSize?: number } = {},
+  opts: { table?: string; batchSize?: number; deletionVector?: DataFileReadOptions['deletionVector'] } = {},
 ): AsyncGenerator<InternalRow[]> {
   const batchSize = opts.batchSize ?? 4096;
+  const dv = opts.deletionVector ?? null;
+  let position = 0;
   let batch: InternalRow[] = [];
   for await (const { rowCount, columns } of readParquetColumns(fileIO, path, fields, opts)) {
-    for (let r = 0; r < rowCount; r++) {
+    for (let r = 0; r < rowCount; r++, position++) {
+      if (dv !== null && dv.isDeleted(position)) continue;
       const row: InternalRow = new Array(columns.length);
       for (let c = 0; c < columns.length; c++) row[c] = columns[c][r];
       batch.push(row);
@@ -161,10 +169,13 @@ export async function* readKeyValues(o: DataFileReadOptions): AsyncGenerator<Key
   const fields = [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...layout.valueFields];
   const keyIdx = layout.keyValueIndexes;
   const batchSize = o.batchSize ?? 4096;
+  const dv = o.deletionVector ?? null;
+  let position = 0;
   let out: KeyValue[] = [];
   for await (const { rowCount, columns } of readParquetColumns(o.fileIO, o.path, fields, o)) {
     const seq = columns[0], kind = columns[1];
-    for (let r = 0; r < rowCount; r++) {
+    for (let r = 0; r < rowCount; r++, position++) {
+      if (dv !== null && dv.isDeleted(position)) continue;
       const value: InternalRow = new Array(nValue);
       for (let c = 0; c < nValue; c++) value[c] = columns[2 + c][r];
       const key: InternalRow = new Array(nKey);

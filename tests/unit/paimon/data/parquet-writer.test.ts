@@ -193,3 +193,22 @@ describe('AppendDataFileWriter', () => {
     await assert.rejects(it.next(), (e: Error & { code?: string }) => e.code === 'UNSUPPORTED_FORMAT' && /orc/.test(e.message) && /db\.t/.test(e.message));
   });
 });
+
+describe('deletion vectors', () => {
+  test('rows at deleted positions are skipped, in file order', async () => {
+    const schema = { id: 0, fields: [{ id: 0, name: 'k', type: 'INT NOT NULL' }, { id: 1, name: 'v', type: 'STRING' }], partitionKeys: [], primaryKeys: ['k'], options: {} };
+    const w = new KeyValueDataFileWriter({ fileIO: io, bucketDir: join(dir, 'dv/bucket-0'), schema, level: 1, fileSource: 0 });
+    const kvs: KeyValue[] = [];
+    for (let i = 0; i < 5000; i++) kvs.push({ key: [i], sequenceNumber: BigInt(i), valueKind: 0, value: [i, `v${i}`] });
+    await w.write(kvs);
+    const [meta] = await w.close();
+    const deleted = new Set([0, 2047, 2048, 4999]);
+    const back: number[] = [];
+    for await (const b of readKeyValues({ fileIO: io, path: join(dir, 'dv/bucket-0', meta.fileName), schema, deletionVector: { isDeleted: (p) => deleted.has(p) } })) {
+      back.push(...b.map((kv) => kv.key[0] as number));
+    }
+    assert.equal(back.length, 4996);
+    assert.deepEqual(back.slice(0, 2), [1, 2]);
+    assert.ok(!back.includes(2047) && !back.includes(2048) && back.includes(2049));
+  });
+});
