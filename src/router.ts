@@ -95,6 +95,7 @@ export class Router implements StatementRouter {
         if (kind === 'use') return this.routeUse(sql);
         if (kind === 'switch') return this.routeSwitch(sql);
         if (kind === 'kill') return this.routeKill(sql, session) ?? FORWARD;
+        if (kind === 'set') return this.routeSet(sql);
       } else if (kind === 'kill' && this.opts.onKill) {
         const k = parseKill(sql);
         const r = k === null ? null : this.opts.onKill(k.target, k.mode, session);
@@ -133,6 +134,15 @@ export class Router implements StatementRouter {
    */
   resetSession(session: SessionView): void {
     this.standaloneStates.delete(session);
+  }
+
+  /**
+   * A user variable of the session as the proxy knows it: every one in standalone mode, and
+   * those named `@paimon_*` (e.g. `@paimon_call_timeout`) that the FE accepted with an upstream.
+   * undefined when never set.
+   */
+  userVariable(session: SessionView, name: string): string | null | undefined {
+    return this.standaloneStates.get(session)?.userVars.get(name.toLowerCase());
   }
 
   /** Whether the proxy is running a procedure for this connection (for KILL and tests). */
@@ -256,6 +266,20 @@ export class Router implements StatementRouter {
     };
   }
 
+  /** `SET @paimon_x = literal, ...`: forwarded, mirrored once the FE says OK. Other SETs cost one regex test. */
+  private routeSet(sql: string): Route {
+    if (!/@paimon_/i.test(sql)) return FORWARD;
+    const assignments = parseUserVariableSet(sql);
+    if (assignments === null) return FORWARD;
+    return {
+      kind: 'forward',
+      afterOk: (s) => {
+        const vars = this.standaloneState(s).userVars;
+        for (const [name, value] of assignments) vars.set(name.toLowerCase(), value);
+      },
+    };
+  }
+
   // ------------------------------------------------------------------------------------------
   // KILL
 
@@ -347,6 +371,46 @@ export function parseSwitch(sql: string): string | null {
     const a = lx.next();
     if (a.kind !== 'ident' || !atEnd(lx)) return null;
     return a.value;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `SET @a = <literal> [, @b = <literal>]`: the user-variable assignments whose names start with
+ * `paimon_`, or null when the statement is anything else (then nothing is mirrored).
+ */
+export function parseUserVariableSet(sql: string): [string, string | null][] | null {
+  try {
+    const lx = tokens(sql);
+    if (lx === null || !isKeyword(lx.next(), 'SET')) return null;
+    const out: [string, string | null][] = [];
+    for (;;) {
+      const at = lx.next();
+      if (!(at.kind === 'punct' && at.value === '@')) return null;
+      const name = lx.next();
+      if (name.kind !== 'ident') return null;
+      const eq = lx.next();
+      if (!(eq.kind === 'punct' && (eq.value === '=' || eq.value === ':='))) return null;
+      let v = lx.next();
+      let sign = '';
+      if (v.kind === 'punct' && v.value === '-') {
+        sign = '-';
+        v = lx.next();
+      }
+      let value: string | null;
+      if (v.kind === 'string' && sign === '') value = v.value;
+      else if (v.kind === 'number') value = sign + v.text;
+      else if (isKeyword(v, 'NULL') && sign === '') value = null;
+      else return null;
+      if (name.value.toLowerCase().startsWith('paimon_')) out.push([name.value, value]);
+      const sep = lx.peek();
+      if (sep.kind === 'punct' && sep.value === ',') {
+        lx.next();
+        continue;
+      }
+      return atEnd(lx) ? out : null;
+    }
   } catch {
     return null;
   }

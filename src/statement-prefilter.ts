@@ -1,6 +1,6 @@
 /**
  * The prefilter run on every COM_QUERY: skip leading whitespace and comments, then look at
- * the first keyword. Only CALL, USE, SWITCH and KILL matter to a proxy with an upstream
+ * the first keyword. Only CALL, USE, SWITCH, KILL (and SET, for `@paimon_*` user variables) matter to a proxy with an upstream
  * (everything else is forwarded without being read further), so this is a handful of
  * character comparisons and no allocation for ordinary statements.
  *
@@ -9,7 +9,7 @@
  * A `-- ` comment needs whitespace (or the end) after the dashes, as in MySQL.
  */
 
-export type StatementKind = 'call' | 'use' | 'switch' | 'kill' | 'other';
+export type StatementKind = 'call' | 'use' | 'switch' | 'kill' | 'set' | 'other';
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12;
@@ -69,7 +69,7 @@ export function classifyStatement(sql: string): StatementKind {
     case 117 /* u */:
       return word(sql, i, 'USE') ? 'use' : 'other';
     case 115 /* s */:
-      return word(sql, i, 'SWITCH') ? 'switch' : 'other';
+      return word(sql, i, 'SWITCH') ? 'switch' : word(sql, i, 'SET') ? 'set' : 'other';
     case 107 /* k */:
       return word(sql, i, 'KILL') ? 'kill' : 'other';
     default:
@@ -109,7 +109,7 @@ export function classifyStatementBytes(buf: Uint8Array, start = 0, end = buf.len
     case 117:
       return wordBytes(buf, i, end, 'USE') ? 'use' : 'other';
     case 115:
-      return wordBytes(buf, i, end, 'SWITCH') ? 'switch' : 'other';
+      return wordBytes(buf, i, end, 'SWITCH') ? 'switch' : wordBytes(buf, i, end, 'SET') ? 'set' : 'other';
     case 107:
       return wordBytes(buf, i, end, 'KILL') ? 'kill' : 'other';
     default:

@@ -90,6 +90,7 @@ describe('standalone mode answers client bootstrap statements', () => {
     assert.deepEqual(r.rows, [['utf8mb4_general_ci', null, 'READ-COMMITTED', '+08:00', 'STRICT_TRANS_TABLES', '10m']]);
     const e = errOf(await one(router, 'SELECT @@no_such_variable', s));
     assert.equal(e.errno, 1193);
+    assert.equal(router.userVariable(s, 'PAIMON_CALL_TIMEOUT'), '10m');
   });
 
   test('SHOW VARIABLES with LIKE and WHERE', async () => {

@@ -26,6 +26,10 @@ describe('prefilter', () => {
     ['SWITCH paimon', 'switch'],
     ['kill query 5', 'kill'],
     ['KILLER', 'other'],
+    ['SET @paimon_call_timeout = 1', 'set'],
+    ['set names utf8', 'set'],
+    ['SETTINGS', 'other'],
+    ['SELECT 1', 'other'],
     ['', 'other'],
     ['   ', 'other'],
     ['-- only a comment', 'other'],
@@ -193,6 +197,25 @@ describe('router with an upstream FE', () => {
     assert.equal(router.route('KILL 21', makeSession({ connectionId: 22 })).kind, 'forward');
     const replies = await pending;
     assert.ok(replies[0]!.kind === 'error' && replies[0].errno === 1317);
+  });
+
+  test('SET @paimon_* user variables are mirrored once the FE says OK; other SETs are plain forwards', () => {
+    const s = makeSession();
+    assert.equal(router.route('SET NAMES utf8mb4', s).kind, 'forward');
+    assert.equal((router.route('SET NAMES utf8mb4', s) as { afterOk?: unknown }).afterOk, undefined);
+    assert.equal((router.route('SET @x = 1', s) as { afterOk?: unknown }).afterOk, undefined);
+    const r = router.route("SET @paimon_call_timeout = '10m', @other = 2, @PAIMON_x = -5", s);
+    assert.equal(router.userVariable(s, 'paimon_call_timeout'), undefined);
+    assert.ok(r.kind === 'forward' && r.afterOk);
+    r.afterOk(s);
+    assert.equal(router.userVariable(s, 'paimon_call_timeout'), '10m');
+    assert.equal(router.userVariable(s, 'paimon_x'), '-5');
+    assert.equal(router.userVariable(s, 'other'), undefined);
+    const n = router.route('SET @paimon_call_timeout = NULL', s);
+    if (n.kind === 'forward') n.afterOk!(s);
+    assert.equal(router.userVariable(s, 'paimon_call_timeout'), null);
+    // Anything not a plain literal assignment is not mirrored.
+    assert.equal((router.route('SET @paimon_call_timeout = CONCAT(1, 2)', s) as { afterOk?: unknown }).afterOk, undefined);
   });
 
   test('the session abort signal (client gone) stops the call', async () => {
