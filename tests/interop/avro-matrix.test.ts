@@ -20,7 +20,7 @@ import { IndexManifestFile } from '../../src/paimon/index-manifest.js';
 import { FileStoreScan } from '../../src/paimon/file-store-scan.js';
 import { SnapshotManager } from '../../src/paimon/snapshot-manager.js';
 import type { PartitionField } from '../../src/paimon/partition-path.js';
-import { VERSIONS, arr, assertEntry, assertStats, big, obj, paimonToolJson, tempDir } from './avro-support.js';
+import { VERSIONS, arr, assertEntry, assertStats, big, obj, paimonToolBatch, paimonToolJson, tempDir } from './avro-support.js';
 
 function latestSchema(table: string): JsonObject {
   const ids = readdirSync(join(table, 'schema'))
@@ -48,7 +48,9 @@ for (const version of VERSIONS) {
       let indexEntries = 0;
       let nullPartitions = 0;
       let bucketsChecked = 0;
-      for (const name of tables) {
+      // One JVM for every dump.
+      const dumps = await paimonToolBatch(version, tables.map((name) => ['dump', wh, 'interop', name]));
+      for (const [ti, name] of tables.entries()) {
         const table = join(wh, 'interop.db', name);
         const schema = latestSchema(table);
         const options = obj(schema.options);
@@ -64,7 +66,7 @@ for (const version of VERSIONS) {
         });
         const manifestFile = new ManifestFile(io, pf, partitionFields.map((f) => f.type));
         const manifestList = new ManifestList(io, pf);
-        const dump = obj(await paimonToolJson(version, 'dump', wh, 'interop', name));
+        const dump = obj(dumps[ti]);
 
         for (const [listName, content] of Object.entries(obj(dump.manifestLists))) {
           const java = arr(obj(content).manifests).map(obj);

@@ -4,7 +4,7 @@
  * converts its canonical JSON values into our BinaryRow values.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -52,6 +52,19 @@ export async function paimonToolJson(version: Version, ...args: string[]): Promi
   } catch {
     return parseJson(lines[lines.length - 1] ?? 'null', `PaimonTool ${args[0]}`);
   }
+}
+
+/** Many PaimonTool commands in one JVM (`batch`); returns each step's JSON output, in order. */
+export async function paimonToolBatch(version: Version, steps: string[][]): Promise<JsonValue[]> {
+  const f = join(tempDir('batch-'), 'steps.json');
+  writeFileSync(f, JSON.stringify(steps));
+  const out = obj(await paimonToolJson(version, 'batch', f));
+  return arr(out.results).map((r, i) => {
+    const res = obj(r);
+    if (res.ok !== true) throw new Error(`PaimonTool batch step ${steps[i].join(' ')} failed: ${String(res.error)}`);
+    const text = String(res.stdout).trim();
+    return parseJson(text, `PaimonTool ${steps[i][0]}`);
+  });
 }
 
 export function tempDir(prefix: string): string {
