@@ -4,7 +4,8 @@
  * schema the file was written with, as Paimon Java does (`ParquetReaderFactory.clipParquetSchema`).
  * A file on a remote store is first streamed through the FileIO into a local temporary file.
  *
- * ORC and Avro data files are refused with UNSUPPORTED_FORMAT naming the format and the table.
+ * Avro data files are read by avro-data-reader.ts (same columns, same batches); ORC data files
+ * are refused with UNSUPPORTED_FORMAT naming the format and the table.
  */
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { PaimonError } from '../errors.js';
 import type { DataFieldSpec } from './field-type.js';
 import type { Datum, InternalRow, KeyValue, RowKindByte } from './internal-row.js';
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, dataFileLayout, formatFromFileName, formatFromMagic, type TableSchemaLike } from './data-file-layout.js';
+import { readAvroColumns } from './avro-data-reader.js';
 import { connectDuckDB, dataTempDir, fromDuckConverter, localPathOf, quoteIdent, quoteLiteral } from './duckdb-engine.js';
 
 export interface DataFileReadOptions {
@@ -40,20 +42,21 @@ function fileName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-/** Refuses formats this library cannot read, naming the table and the format. */
-export async function checkReadableFormat(fileIO: FileIO, path: string, table?: string): Promise<void> {
+/** The format of a data file (by extension, else by magic); refuses what cannot be read (ORC), naming the table. */
+export async function checkReadableFormat(fileIO: FileIO, path: string, table?: string): Promise<'parquet' | 'avro'> {
   let format = formatFromFileName(fileName(path));
   if (format === null) {
     const head = await fileIO.readRange(path, 0, 4).catch(() => Buffer.alloc(0));
     format = formatFromMagic(head);
   }
-  if (format !== 'parquet') {
+  if (format !== 'parquet' && format !== 'avro') {
     const what = table ? `table ${table}` : 'the table';
     throw new PaimonError(
       'UNSUPPORTED_FORMAT',
-      `${what} has ${format ?? 'unrecognised'} data files (${fileName(path)}); only Parquet data files can be read and written by this proxy. Use Paimon's own engines (Flink/Spark) for ${format ?? 'this format'}.`,
+      `${what} has ${format ?? 'unrecognised'} data files (${fileName(path)}); this proxy reads Parquet and Avro data files only. Use Paimon's own engines (Flink/Spark) for ${format ?? 'this format'}.`,
     );
   }
+  return format;
 }
 
 /** A local path DuckDB can open for `path`, and how to release it. */
@@ -93,10 +96,14 @@ export async function* readParquetColumns(
   fields: readonly DataFieldSpec[],
   opts: { table?: string } = {},
 ): AsyncGenerator<ColumnBatch> {
-  await checkReadableFormat(fileIO, path, opts.table);
+  const format = await checkReadableFormat(fileIO, path, opts.table);
   const { local, release } = await localCopy(fileIO, path);
   let conn: DuckDBConnection | null = null;
   try {
+    if (format === 'avro') {
+      yield* readAvroColumns(local, fields, path);
+      return;
+    }
     conn = await connectDuckDB();
     let present: Set<string>;
     try {
