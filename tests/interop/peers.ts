@@ -61,7 +61,10 @@
  *     .synthHistory(wh, db, t, snapshots, filesPerSnapshot, touch?) a metadata-only history through
  *                                Paimon's commit (synthetic data files; `touch` creates them empty)
  *     .listFiles(wh, db, t)      every file reachable from any snapshot/tag/changelog/branch,
- *                                relative to the table root -> { root, files }
+ *                                relative to the table root -> { root, files, namedOnly }: files =
+ *                                what reads need (live data files after merging ADD/DELETE, all
+ *                                metadata, changelog/index/statistics files); namedOnly = data files
+ *                                that only DELETE entries of reachable manifests still name
  *     .check(wh, db, t)          reads every snapshot and tag of every branch; rejects (message
  *                                "... references missing files [...]") if any referenced file is
  *                                missing or any read fails -> { ok, missing, rowCounts, readErrors, files }
@@ -819,7 +822,7 @@ export class PaimonJava {
     });
   }
 
-  listFiles(wh: string, db: string, table: string): Promise<{ root: string; files: string[] }> {
+  listFiles(wh: string, db: string, table: string): Promise<{ root: string; files: string[]; namedOnly: string[] }> {
     return this.json(['list-files', wh, db, table]);
   }
 

@@ -1618,24 +1618,35 @@ public class PaimonTool {
     static Map<String, Object> listFiles(String wh, String db, String tbl) throws Exception {
         FileStoreTable main = table(wh, db, tbl);
         TreeSet<String> files = new TreeSet<>();
+        TreeSet<String> named = new TreeSet<>();
         List<String> branches = new ArrayList<>();
         branches.add("main");
         branches.addAll(main.branchManager().branches());
         String root = main.location().toString();
         for (String br : branches) {
             FileStoreTable t = br.equals("main") ? main : main.switchToBranch(br);
-            collectFiles(t, files);
+            collectFiles(t, files, named);
         }
+        named.removeAll(files);
+        return obj("root", root, "files", relative(root, files), "namedOnly", relative(root, named));
+    }
+
+    static List<String> relative(String root, java.util.Collection<String> files) {
         List<String> rel = new ArrayList<>();
         for (String f : files) rel.add(f.startsWith(root + "/") ? f.substring(root.length() + 1) : f);
-        return obj("root", root, "files", rel);
+        return rel;
     }
 
     static String str(Path p) {
         return p.toString();
     }
 
-    static void collectFiles(FileStoreTable t, TreeSet<String> files) throws Exception {
+    /**
+     * files: what each snapshot, tag and long-lived changelog needs (metadata, the live data files
+     * after merging ADD/DELETE, changelog files, index and statistics files). named: data files that
+     * any entry (ADD or DELETE) of a reachable manifest names, a superset of the live ones.
+     */
+    static void collectFiles(FileStoreTable t, TreeSet<String> files, TreeSet<String> named) throws Exception {
         FileStore<?> store = t.store();
         FileIO io = t.fileIO();
         SnapshotManager sm = t.snapshotManager();
@@ -1683,7 +1694,11 @@ public class PaimonTool {
             List<ManifestFileMeta> metas = new ArrayList<>(ml.readDataManifests(s));
             metas.addAll(ml.readChangelogManifests(s));
             for (ManifestFileMeta m : metas) {
-                files.add(str(pf.toManifestFilePath(m.fileName())));
+                String mp = str(pf.toManifestFilePath(m.fileName()));
+                if (files.add(mp)) {
+                    for (ManifestEntry e : mfile.read(m.fileName(), m.fileSize(), null, null, x -> true, x -> true))
+                        addDataFile(pf, e, named);
+                }
             }
             // Live data files of the snapshot (ADD and DELETE merged), plus its changelog files.
             for (ManifestEntry e : store.newScan().withSnapshot(s).plan().files())

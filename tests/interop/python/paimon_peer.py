@@ -111,18 +111,6 @@ def dumps(o):
     return json.dumps(o, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def travel(table, target):
-    if not target:
-        return table
-    if re.fullmatch(r"\d+", target):
-        return table.copy({"scan.snapshot-id": target})
-    if target.startswith("tag:"):
-        return table.copy({"scan.tag-name": target[4:]})
-    if target.startswith("branch:"):
-        return None, target[7:]
-    return None, target
-
-
 def load(warehouse, db, name, target):
     cat = catalog(warehouse)
     if target and not re.fullmatch(r"\d+", target) and not target.startswith("tag:"):
