@@ -2,7 +2,7 @@
 /**
  * The `paimon-procedure-proxy` command.
  *
- *   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--workers N]
+ *   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--workers N] [--no-demo]
  *   paimon-procedure-proxy call "<CALL ...>" [--config FILE] [--warehouse DIR] [--json]
  *   paimon-procedure-proxy hash-password        (reads a password from standard input)
  */
@@ -13,11 +13,15 @@ import { cachingSha2Hash, nativePasswordHash } from '../protocol/auth.js';
 import { runCallCommand } from './call-command.js';
 import { ConfigError, loadConfig } from './config.js';
 import { startProxy } from './proxy-app.js';
+import type { ProxyConfig } from './config-schema.js';
+import { createFileIO } from './paimon/file-io-factory.js';
+import { ensureDemoTable } from './paimon/demo-table.js';
 
 const USAGE = `Usage:
-  paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--workers N]
+  paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--workers N] [--no-demo]
       Start the MySQL-protocol proxy. Without an upstream FE it runs standalone on the embedded
-      default: one filesystem catalog 'paimon' with its warehouse in ./warehouse, listening on 127.0.0.1:9031.
+      default: one filesystem catalog 'paimon' with its warehouse in ./warehouse, listening on 127.0.0.1:9031;
+      an empty embedded warehouse gets the demo table demo.orders (--no-demo: don't create it).
   paimon-procedure-proxy call "<CALL ...>" [--config FILE] [--warehouse DIR] [--json]
       Run one procedure against the configured catalogs without a server and print its result.
   paimon-procedure-proxy hash-password
@@ -41,6 +45,7 @@ async function serve(argv: string[]): Promise<void> {
       warehouse: { type: 'string' },
       upstream: { type: 'string' },
       workers: { type: 'string' },
+      'no-demo': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -50,11 +55,12 @@ async function serve(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     return;
   }
-  const { config } = await loadConfig({
+  const { config, embeddedCatalog } = await loadConfig({
     file: values.config,
     overrides: { host: values.host, port: values.port, warehouse: values.warehouse, upstream: values.upstream, workers: values.workers },
   });
   const workers = config.listen.workers;
+  if (cluster.isPrimary && embeddedCatalog && !config.upstream && !values['no-demo']) await createDemoIfEmpty(config);
   if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers);
   const index = cluster.isWorker ? Number(process.env.PPP_WORKER_INDEX ?? '0') : 0;
   const proxy = await startProxy(config, workers > 1 ? { worker: { index, count: workers } } : {});
@@ -72,6 +78,22 @@ async function serve(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * The embedded default with an empty warehouse gets `demo.orders` (primary key, partitioned,
+ * several snapshots), so that a newcomer can try every procedure at once.
+ */
+async function createDemoIfEmpty(config: ProxyConfig): Promise<void> {
+  const catalog = config.catalogs[0];
+  if (!catalog) return;
+  const fileIO = createFileIO(catalog.warehouse, catalog.properties);
+  const result = await ensureDemoTable(catalog.warehouse, fileIO);
+  if (result.created) {
+    process.stderr.write(
+      `paimon-procedure-proxy: created the demo table ${catalog.name}.${result.table} (${result.snapshots} snapshots) in ${catalog.warehouse}\n`,
+    );
+  }
 }
 
 /**

@@ -47,6 +47,11 @@ export interface LoadedConfig {
   config: ProxyConfig;
   /** The file that was read, if any (absolute). */
   file: string | null;
+  /**
+   * True when the catalogs are the embedded default (no catalog configured by file or
+   * environment; `--warehouse`/PPP_WAREHOUSE may have moved its directory).
+   */
+  embeddedCatalog: boolean;
 }
 
 type Raw = Record<string, unknown>;
@@ -154,6 +159,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   const fileArg = opts.file ?? (env.PPP_CONFIG ? env.PPP_CONFIG : undefined);
   const file = fileArg ? resolve(cwd, fileArg) : null;
   const raw: Raw = file ? await readConfigFile(file) : {};
+  const configuredCatalogs = Array.isArray(raw.catalogs) ? raw.catalogs.length : 0;
   const baseDir = file ? dirname(file) : cwd;
 
   // environment
@@ -191,6 +197,8 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   if (raw.catalogs === undefined || (Array.isArray(raw.catalogs) && raw.catalogs.length === 0)) {
     setWarehouse(raw, 'warehouse', cwd);
   }
+  const embeddedCatalog =
+    configuredCatalogs === 0 && Array.isArray(raw.catalogs) && raw.catalogs.length === 1;
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {
@@ -210,7 +218,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
     if (names.has(key)) throw new ConfigError(`invalid configuration: catalogs: the name ${c.name} is used twice`);
     names.add(key);
   }
-  return { config, file };
+  return { config, file, embeddedCatalog };
 }
 
 function applyUpstream(raw: Raw, value: string, what: string): void {
