@@ -12,6 +12,7 @@ import { rollback, rollbackTo } from './rollback-to.js';
 import { rollbackToTimestamp } from './rollback-to-timestamp.js';
 import { removeOrphanFiles } from './remove-orphan-files.js';
 import { rollbackToAsLatest } from './rollback-to-as-latest.js';
+import { compact } from './compact.js';
 
 export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [
   expireSnapshots,
@@ -20,6 +21,7 @@ export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[
   rollbackToTimestamp,
   removeOrphanFiles,
   rollbackToAsLatest,
+  compact,
 ];
 
 export function createDefaultRegistry(extra: readonly ProcedureDefinition<readonly ParamSpec[]>[] = []): ProcedureRegistry {

@@ -1,0 +1,182 @@
+/**
+ * `compact(table, partitions, compact_strategy, order_strategy, order_by, where, options,
+ * partition_idle_time, buckets)` in Spark's positional order (Flink's names are accepted as
+ * aliases where they differ), plus our `dry_run`. Runs src/paimon/compact/compact-table.ts on
+ * the resolved table branch and commits one COMPACT snapshot planned from the pinned latest
+ * snapshot (a concurrent writer that touched the same files makes it a COMMIT_CONFLICT and the
+ * table is unchanged).
+ *
+ * Validation follows Spark's `CompactProcedure` (messages quoted from it where it has them):
+ * the strategy is 'full' | 'minor'; `partitions` and `where` are exclusive; `where` may only
+ * reference partition columns; `order_by` needs a sort strategy and vice versa; `buckets` only on
+ * fixed-bucket tables, in range. Sort compaction (order/zorder/hilbert) is refused with
+ * NOT_SUPPORTED after the arguments are validated.
+ */
+import { PaimonError } from '../src/paimon/errors.js';
+import { parseDuration } from '../src/paimon/core-options.js';
+import { compactTable } from '../src/paimon/compact/compact-table.js';
+import { parsePartitionPredicate, parsePartitionsArgument, parseBucketsArgument } from '../src/paimon/compact/partition-predicate.js';
+import { SchemaManager } from '../src/paimon/schema-manager.js';
+import { ProcedureError } from './errors.js';
+import type { ProcedureContext } from './context.js';
+import { defineProcedure } from './registry.js';
+import type { ProcedureResult } from './result.js';
+import { parseOptions } from './planning/time-args.js';
+
+export interface CompactArgs {
+  table: string;
+  partitions: string | null;
+  compact_strategy: string | null;
+  order_strategy: string | null;
+  order_by: string | null;
+  where: string | null;
+  options: string | null;
+  partition_idle_time: string | null;
+  buckets: string | null;
+  dry_run: boolean;
+}
+
+const blank = (s: string | null): boolean => s === null || s.trim() === '';
+
+export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Promise<ProcedureResult> {
+  const strategy = blank(args.compact_strategy) ? 'full' : args.compact_strategy!.trim().toLowerCase();
+  if (strategy !== 'full' && strategy !== 'minor') {
+    throw new ProcedureError('INVALID_ARGUMENT', `The compact strategy only supports 'full' or 'minor', but '${args.compact_strategy}' is configured.`);
+  }
+  const orderStrategy = blank(args.order_strategy) ? 'none' : args.order_strategy!.trim().toLowerCase();
+  if (!['none', 'order', 'zorder', 'hilbert'].includes(orderStrategy)) {
+    throw new ProcedureError('INVALID_ARGUMENT', `order_strategy must be one of none, order, zorder, hilbert, but '${args.order_strategy}' is given.`);
+  }
+  const orderBy = blank(args.order_by) ? [] : args.order_by!.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (orderStrategy === 'none' && orderBy.length > 0) throw new ProcedureError('INVALID_ARGUMENT', 'order_strategy "none" cannot work with order_by columns.');
+  if (orderStrategy !== 'none' && orderBy.length === 0) throw new ProcedureError('INVALID_ARGUMENT', `order_strategy "${orderStrategy}" needs order_by columns.`);
+  if (orderStrategy !== 'none' && !blank(args.partition_idle_time)) throw new ProcedureError('INVALID_ARGUMENT', "sort compact do not support 'partition_idle_time'.");
+  if (!blank(args.partitions) && !blank(args.where)) throw new ProcedureError('INVALID_ARGUMENT', 'partitions and where cannot be used together.');
+  if (orderStrategy !== 'none' && !blank(args.buckets)) throw new ProcedureError('INVALID_ARGUMENT', "'buckets' cannot be used with a sort compact.");
+  const idleMs = blank(args.partition_idle_time) ? null : parseDuration(args.partition_idle_time!.trim(), 'partition_idle_time');
+  const dynamicOptions = parseOptions(args.options);
+
+  const t = await ctx.resolveTable(args.table);
+  const schemas = new SchemaManager(t.fileIO, t.location, t.branch);
+  const ids = await schemas.listAllIds();
+  if (ids.length === 0) throw new PaimonError('SCHEMA_NOT_FOUND', `${t.identifier} has no schema`);
+  const schema = await schemas.schema(ids[ids.length - 1]);
+  const partitionKeys = schema.partitionKeys;
+
+  let filter: ((spec: ReadonlyArray<readonly [string, string]>) => boolean) | null = null;
+  if (!blank(args.partitions)) {
+    if (partitionKeys.length === 0) throw new ProcedureError('INVALID_ARGUMENT', 'Table should be a partitioned table when using partition predicate.');
+    filter = parsePartitionsArgument(args.partitions!, partitionKeys);
+  } else if (!blank(args.where)) {
+    filter = parsePartitionPredicate(args.where!, partitionKeys);
+  }
+  const options = { ...schema.options, ...dynamicOptions };
+  const bucketNum = Number(options['bucket'] ?? '-1');
+  let buckets: Set<number> | null = null;
+  if (!blank(args.buckets)) {
+    if (!(bucketNum > 0)) throw new ProcedureError('INVALID_ARGUMENT', `'buckets' is only supported for fixed-bucket tables, but ${t.identifier} has bucket = ${bucketNum}.`);
+    buckets = parseBucketsArgument(args.buckets!, bucketNum);
+  }
+  if (orderStrategy !== 'none') {
+    if (schema.primaryKeys.length > 0 || bucketNum !== -1) {
+      throw new ProcedureError('INVALID_ARGUMENT', `order_strategy '${orderStrategy}' only support unaware-bucket append-only table yet.`);
+    }
+    for (const c of orderBy) {
+      if (partitionKeys.includes(c)) throw new ProcedureError('INVALID_ARGUMENT', `order_by column ${c} is a partition column; sorting by it is meaningless.`);
+      if (!schema.fields.some((f) => f.name === c)) throw new ProcedureError('INVALID_ARGUMENT', `order_by column ${c} does not exist in ${t.identifier}.`);
+    }
+    throw new ProcedureError('NOT_SUPPORTED', `sort compaction (order_strategy '${orderStrategy}') is not implemented by this proxy; run it with Paimon's Spark or Flink compact procedure.`);
+  }
+
+  ctx.progress({ phase: 'plan' });
+  const ac = new AbortController();
+  const onAbort = (): void => ac.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const r = await compactTable({
+      fileIO: t.fileIO,
+      tablePath: t.location,
+      branch: t.branch,
+      table: t.identifier,
+      strategy,
+      dynamicOptions,
+      partitionFilter: filter,
+      buckets,
+      partitionIdleTimeMs: idleMs,
+      memoryBudgetBytes: ctx.limits.compact_memory_budget_mb * 1024 * 1024,
+      concurrency: ctx.limits.compact_concurrency,
+      dryRun: args.dry_run,
+      signal: ac.signal,
+      now: () => ctx.clock.now(),
+      onProgress: (p) => ctx.progress({ phase: 'compact', done: p.bucketsDone, total: p.bucketsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
+    });
+    if (r.committedSnapshotId !== null) {
+      ctx.markCommitted();
+      ctx.reportAffected(t.identifier);
+    }
+    ctx.throwIfAborted();
+    return {
+      rows: [
+        {
+          result: true,
+          partitions_compacted: r.partitions,
+          buckets_compacted: r.buckets,
+          files_before: r.filesBefore,
+          files_after: r.filesAfter,
+          files_upgraded: r.filesUpgraded,
+          bytes_before: r.bytesBefore,
+          bytes_after: r.bytesAfter,
+          rows_read: r.rowsRead,
+          rows_written: r.rowsWritten,
+          snapshot_id: r.committedSnapshotId,
+          pinned_snapshot_id: r.baseSnapshotId,
+          dry_run: args.dry_run,
+          message: r.skippedReason,
+        },
+      ],
+      info: r.skippedReason ?? (args.dry_run ? 'dry run: nothing committed' : `committed snapshot ${r.committedSnapshotId}`),
+    };
+  } catch (e) {
+    if (ctx.signal.aborted) ctx.throwIfAborted();
+    throw e;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+export const compact = defineProcedure({
+  name: 'compact',
+  description:
+    'Compact a table: merge the files of each bucket (primary-key tables: with the merge engine, to the top level for a full compaction; append tables: small files), committed as one COMPACT snapshot.',
+  params: [
+    { name: 'table', type: 'string', required: true, description: "Table identifier 'db.tbl' or 'db.tbl$branch_<name>'." },
+    { name: 'partitions', type: 'string', description: "Partitions to compact: 'p=v,q=w;p=v2' (',' = AND, ';' = OR). Exclusive with where." },
+    { name: 'compact_strategy', type: 'string', description: "'full' (default) or 'minor' (Paimon's universal compaction picking)." },
+    { name: 'order_strategy', type: 'string', description: "'none' (default); 'order' | 'zorder' | 'hilbert' are refused (not implemented)." },
+    { name: 'order_by', type: 'string', description: 'Sort columns of a sort compaction.' },
+    { name: 'where', type: 'string', description: 'Predicate on partition columns only (=, <>, <, <=, >, >=, IN, IS [NOT] NULL, AND, OR, NOT, parentheses).' },
+    { name: 'options', type: 'string', description: "Dynamic table options for this call: 'k1=v1,k2=v2' (e.g. target-file-size)." },
+    { name: 'partition_idle_time', type: 'string', description: "Only partitions without new files for this long (e.g. '1 d'), with a full compaction." },
+    { name: 'buckets', type: 'string', description: "Buckets of a fixed-bucket table: '0,3-5'." },
+    { name: 'dry_run', type: 'boolean', default: false, description: 'Plan only: report what would be compacted, write and commit nothing.' },
+  ],
+  resultColumns: [
+    { name: 'result', type: 'boolean', description: "Paimon's result: true (also when nothing needed compacting)." },
+    { name: 'partitions_compacted', type: 'bigint', description: 'Partitions with at least one compacted bucket.' },
+    { name: 'buckets_compacted', type: 'bigint', description: 'Buckets whose files changed.' },
+    { name: 'files_before', type: 'bigint', description: 'Data files removed from the view (compacted or upgraded).' },
+    { name: 'files_after', type: 'bigint', description: 'Data files added (written or upgraded).' },
+    { name: 'files_upgraded', type: 'bigint', description: 'Files moved to the output level without a rewrite.' },
+    { name: 'bytes_before', type: 'bigint', description: 'Bytes of files_before.' },
+    { name: 'bytes_after', type: 'bigint', description: 'Bytes of files_after.' },
+    { name: 'rows_read', type: 'bigint', description: 'Records read from rewritten files.' },
+    { name: 'rows_written', type: 'bigint', description: 'Records written.' },
+    { name: 'snapshot_id', type: 'bigint', description: 'The COMPACT snapshot committed (null when nothing was committed).' },
+    { name: 'pinned_snapshot_id', type: 'bigint', description: 'Latest snapshot the compaction was planned from.' },
+    { name: 'dry_run', type: 'boolean', description: 'Whether this was a dry run.' },
+    { name: 'message', type: 'string', description: 'Why nothing was compacted, when that is the case.' },
+  ],
+  privilege: { privilege: 'ALTER', on: 'table' },
+  destructive: false,
+  run: (args, ctx) => runCompact(args, ctx),
+});

@@ -1,0 +1,136 @@
+/**
+ * Append-table compaction planning and rewriting.
+ *
+ * Fixed-bucket append tables (`BucketedAppendCompactManager`), files ordered by min sequence:
+ *  - full: leading files at or above target-file-size are left alone; the rest is rewritten when
+ *    it has at least 3 files and more small files than large ones (`FullCompactTask`);
+ *  - minor: a sliding window picks the first `compaction.min.file-num` (5) consecutive files
+ *    whose total stays under target-file-size (`pickCompactBefore`).
+ * Unaware-bucket tables (`AppendCompactCoordinator`, batch plan; the strategy does not matter):
+ * files below 70% of target-file-size, sorted by size, are packed into bins; a bin is emitted
+ * when it has more than one file and its size (each file + `source.split.open-file-cost`,
+ * 4 MiB) reaches twice the target, and the remainder when it has at least
+ * `compaction.min.file-num` (5) files.
+ *
+ * Rewrites keep the rows in file order, level 0, sequence numbers counted on from the first
+ * compacted file's minimum (`AppendFileStoreWrite.compactRewrite`).
+ */
+import type { FileIO } from '../file-io.js';
+import type { DataFileMeta } from '../data-file-meta.js';
+import type { DataFieldSpec } from '../data/field-type.js';
+import type { TableSchemaLike } from '../data/data-file-layout.js';
+import { parseMemorySize } from '../data/data-file-layout.js';
+import { AppendDataFileWriter } from '../data/parquet-writer.js';
+import { readValueRows } from '../data/parquet-reader.js';
+import { rowEvolution } from '../data/schema-evolution.js';
+import type { BucketCompactResult } from './compact-table.js';
+
+export const FULL_COMPACT_MIN_FILE = 3;
+
+export function appendCompactionAllowed(table: string, options: Readonly<Record<string, string>>): void {
+  void table;
+  void options;
+}
+
+const bySeq = (a: DataFileMeta, b: DataFileMeta): number => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0);
+
+/** Bucketed append, full compaction (`FullCompactTask`); returns the files to rewrite (empty: nothing). */
+export function pickBucketedFull(files: readonly DataFileMeta[], targetFileSize: number): DataFileMeta[] {
+  if (files.length < FULL_COMPACT_MIN_FILE) return [];
+  const toCompact = [...files].sort(bySeq);
+  while (toCompact.length > 0 && Number(toCompact[0].fileSize) >= targetFileSize) toCompact.shift();
+  let big = 0, small = 0;
+  for (const f of toCompact) {
+    if (Number(f.fileSize) >= targetFileSize) big++;
+    else small++;
+  }
+  return small > big && toCompact.length >= FULL_COMPACT_MIN_FILE ? toCompact : [];
+}
+
+/** Bucketed append, best-effort compaction (`pickCompactBefore`). */
+export function pickBucketedMinor(files: readonly DataFileMeta[], targetFileSize: number, minFileNum: number): DataFileMeta[] {
+  const sorted = [...files].sort(bySeq);
+  const candidates: DataFileMeta[] = [];
+  let total = 0;
+  for (const f of sorted) {
+    candidates.push(f);
+    total += Number(f.fileSize);
+    if (candidates.length >= minFileNum) return candidates;
+    if (total >= targetFileSize) total -= Number(candidates.shift()!.fileSize);
+  }
+  return [];
+}
+
+/** Unaware-bucket append (`AppendCompactCoordinator` batch plan): groups of files to rewrite. */
+export function packUnaware(files: readonly DataFileMeta[], targetFileSize: number, minFileNum: number, openFileCost: number): DataFileMeta[][] {
+  const compactionFileSize = Math.floor(targetFileSize / 10) * 7;
+  const small = files.filter((f) => Number(f.fileSize) < compactionFileSize).sort((a, b) => Number(a.fileSize - b.fileSize));
+  const out: DataFileMeta[][] = [];
+  let bin: DataFileMeta[] = [];
+  let size = 0;
+  for (const f of small) {
+    bin.push(f);
+    size += Number(f.fileSize) + openFileCost;
+    if (bin.length > 1 && size >= targetFileSize * 2) {
+      out.push(bin);
+      bin = [];
+      size = 0;
+    }
+  }
+  if (bin.length >= minFileNum) out.push(bin);
+  return out;
+}
+
+export interface AppendBucketInput {
+  fileIO: FileIO;
+  table: string;
+  bucketDir: string;
+  files: DataFileMeta[];
+  target: TableSchemaLike & { fieldSpecs: DataFieldSpec[] };
+  schemaOf(id: bigint): Promise<TableSchemaLike & { fieldSpecs: DataFieldSpec[] }>;
+  options: Readonly<Record<string, string>>;
+  targetFileSize: number;
+  full: boolean;
+  bucketed: boolean;
+  dryRun: boolean;
+  signal?: AbortSignal;
+  onWritten(m: DataFileMeta): void;
+}
+
+export async function compactAppendBucket(i: AppendBucketInput): Promise<BucketCompactResult> {
+  const minFileNum = Number(i.options['compaction.min.file-num'] ?? '5');
+  const openFileCost = parseMemorySize(i.options['source.split.open-file-cost'] ?? '4 mb');
+  const groups = i.bucketed
+    ? [i.full ? pickBucketedFull(i.files, i.targetFileSize) : pickBucketedMinor(i.files, i.targetFileSize, minFileNum)].filter((g) => g.length > 0)
+    : packUnaware(i.files, i.targetFileSize, minFileNum, openFileCost);
+  const r: BucketCompactResult = { before: [], after: [], written: [], upgraded: 0, rowsRead: 0n, rowsWritten: 0n };
+  for (const group of groups) {
+    r.before.push(...group);
+    if (i.dryRun) continue;
+    const writer = new AppendDataFileWriter({
+      fileIO: i.fileIO, bucketDir: i.bucketDir, schema: i.target, level: 0, fileSource: 1, options: i.options,
+      targetFileSize: i.targetFileSize, startSequenceNumber: group[0].minSequenceNumber,
+    });
+    try {
+      for (const f of group) {
+        i.signal?.throwIfAborted();
+        const schema = await i.schemaOf(BigInt(f.schemaId));
+        const evolve = rowEvolution(schema.fieldSpecs, i.target.fieldSpecs, `${i.table} file ${f.fileName}`);
+        for await (const rows of readValueRows({ fileIO: i.fileIO, path: f.externalPath ?? `${i.bucketDir}/${f.fileName}`, schema, table: i.table })) {
+          const out = evolve === null ? rows : rows.map(evolve);
+          await writer.write(out);
+          r.rowsRead += BigInt(rows.length);
+          r.rowsWritten += BigInt(out.length);
+        }
+      }
+      const metas = await writer.close();
+      for (const m of metas) i.onWritten(m);
+      r.written.push(...metas);
+      r.after.push(...metas);
+    } catch (e) {
+      await writer.abort().catch(() => undefined);
+      throw e;
+    }
+  }
+  return r;
+}

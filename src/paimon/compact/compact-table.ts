@@ -1,0 +1,382 @@
+/**
+ * Compaction of one table branch, as Paimon's Spark `CompactProcedure` runs it for bucketed
+ * tables: the (partition, bucket) pairs of the pinned latest snapshot, after the partition and
+ * bucket filters, are compacted (`write.compact(partition, bucket, full)`), and all results are
+ * committed as one COMPACT snapshot (DELETE of the compacted files, ADD of the new ones and of
+ * upgraded files at their new level) through the commit path with Java's conflict checks.
+ *
+ * Primary-key buckets: full compaction = `pickFullCompaction` to the max level, minor = universal
+ * picking; the unit is planned into rewritten sections and upgraded files
+ * (`MergeTreeCompactTask`) and rewritten with the table's merge function, streaming (one batch
+ * per sorted run in memory). Retract records are dropped when the output level is at or above
+ * the highest non-empty level of the bucket.
+ *
+ * Append tables: see append-compaction.ts.
+ *
+ * Refused with UNSUPPORTED_TABLE (naming what to use instead): changelog-producer
+ * full-compaction/lookup, deletion vectors, postpone buckets, record-level expiry, row tracking /
+ * data evolution, non-Parquet output formats, descending sequence order.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FileIO } from '../file-io.js';
+import { PaimonError } from '../errors.js';
+import type { BinaryRow } from '../binary-row.js';
+import type { DataFileMeta } from '../data-file-meta.js';
+import { FileStoreCommit } from '../file-store-commit.js';
+import { toDeleteEntry, type ManifestEntry } from '../manifest-entry.js';
+import { parseTableSchema, type TableSchema } from '../table-schema.js';
+import { SchemaManager } from '../schema-manager.js';
+import type { Snapshot } from '../snapshot.js';
+import { partitionSpec, type PartitionField } from '../partition-path.js';
+import { binaryFieldTypeFromSql } from '../binary-row.js';
+import type { BucketMode } from '../index-manifest.js';
+import { parseDataField, type DataFieldSpec, type FieldType } from '../data/field-type.js';
+import type { TableSchemaLike } from '../data/data-file-layout.js';
+import { parseMemorySize } from '../data/data-file-layout.js';
+import { KeyValueDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
+import type { KeyValue } from '../data/internal-row.js';
+import { createMergeFunction } from './merge-function.js';
+import { binaryKeyComparator, levelSortedRuns, pickFullCompaction, planSections, type CompactUnit } from './interval-partition.js';
+import { pickUniversal, universalOptions } from './universal-compaction.js';
+import { mergeRuns, readRun, type MergeOrder, type RunSource } from './sorted-run-merge.js';
+import { compactAppendBucket, appendCompactionAllowed } from './append-compaction.js';
+
+export type CompactStrategy = 'full' | 'minor';
+
+export interface CompactTableOptions {
+  fileIO: FileIO;
+  tablePath: string;
+  branch?: string | null;
+  /** `db.tbl` for messages. */
+  table: string;
+  strategy: CompactStrategy;
+  /** Dynamic options for this call (the `options` argument), over the table's. */
+  dynamicOptions?: Readonly<Record<string, string>>;
+  /** Partition filter over the partition's (key, string value) spec; null = all partitions. */
+  partitionFilter?: ((spec: ReadonlyArray<readonly [string, string]>) => boolean) | null;
+  /** Only these buckets (fixed-bucket tables). */
+  buckets?: ReadonlySet<number> | null;
+  /** Partitions whose newest file is younger than this (ms) are skipped; those that pass get a full compaction. */
+  partitionIdleTimeMs?: number | null;
+  /** Memory budget for the merge, bytes (shared by the concurrent buckets). */
+  memoryBudgetBytes: number;
+  concurrency: number;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (p: CompactProgress) => void;
+  now?: () => number;
+  /** Test hook: called at named points (crash tests kill the process there). */
+  onPoint?: (point: string) => void | Promise<void>;
+}
+
+export interface CompactProgress {
+  bucketsDone: number;
+  bucketsTotal: number;
+  rowsRead: bigint;
+  rowsWritten: bigint;
+  bytesWritten: bigint;
+}
+
+export interface CompactTableResult {
+  baseSnapshotId: number | null;
+  committedSnapshotId: number | null;
+  partitions: number;
+  buckets: number;
+  filesBefore: number;
+  filesAfter: number;
+  bytesBefore: bigint;
+  bytesAfter: bigint;
+  rowsRead: bigint;
+  rowsWritten: bigint;
+  /** Files whose level changed without a rewrite. */
+  filesUpgraded: number;
+  skippedReason: string | null;
+}
+
+interface BucketGroup {
+  partition: BinaryRow;
+  bucket: number;
+  totalBuckets: number | null;
+  entries: ManifestEntry[];
+}
+
+export interface BucketCompactResult {
+  before: DataFileMeta[];
+  after: DataFileMeta[];
+  /** New files written (deleted again if the compaction fails). */
+  written: DataFileMeta[];
+  upgraded: number;
+  rowsRead: bigint;
+  rowsWritten: bigint;
+}
+
+const bool = (v: string | undefined): boolean => v !== undefined && v.trim().toLowerCase() === 'true';
+
+function schemaLike(s: TableSchema): TableSchemaLike & { fieldSpecs: DataFieldSpec[] } {
+  return { id: s.id, fields: s.fields, partitionKeys: s.partitionKeys, primaryKeys: s.primaryKeys, options: s.options, fieldSpecs: s.fields.map((f) => parseDataField(f)) };
+}
+
+/** Table checks that make this implementation refuse a table (clear errors, before any work). */
+export function checkCompactable(table: string, schema: TableSchema, options: Readonly<Record<string, string>>): void {
+  const isPk = schema.primaryKeys.length > 0;
+  const refuse = (why: string): never => {
+    throw new PaimonError('UNSUPPORTED_TABLE', `compact on ${table}: ${why}`);
+  };
+  const producer = options['changelog-producer'] ?? 'none';
+  if (isPk && (producer === 'full-compaction' || producer === 'lookup')) {
+    refuse(`changelog-producer '${producer}' must emit changelog files on compaction, which this proxy does not produce; run the compaction with Paimon's own engine (Flink or Spark CALL sys.compact) for this table`);
+  }
+  if (bool(options['deletion-vectors.enabled'])) {
+    refuse("deletion-vector tables (deletion-vectors.enabled=true) are not compacted by this proxy (the deletion-vector index would have to be rewritten in the same commit); run the compaction with Paimon's own engine (Flink or Spark)");
+  }
+  if (bool(options['row-tracking.enabled']) || bool(options['data-evolution.enabled'])) {
+    refuse("row-tracking / data-evolution tables are not compacted by this proxy; use Paimon's own engine (Spark)");
+  }
+  if (options['record-level.expire-time'] !== undefined) refuse("record-level expiry ('record-level.expire-time') is not supported; use Paimon's own engine");
+  if (Number(options['bucket'] ?? (isPk ? '-1' : '-1')) === -2) refuse("postpone-bucket tables (bucket = -2) are not compacted by this proxy; use Paimon's own engine");
+  const format = (options['file.format'] ?? 'parquet').toLowerCase();
+  if (format !== 'parquet') throw new PaimonError('UNSUPPORTED_FORMAT', `compact on ${table}: file.format '${format}' is not written by this proxy (Parquet only); use Paimon's own engine`);
+  for (const k of Object.keys(options)) {
+    if (k.startsWith('file.format.per.level') && options[k].trim() !== '' && /orc|avro/i.test(options[k])) refuse(`option '${k}' asks for non-Parquet files; use Paimon's own engine`);
+  }
+  if ((options['sequence.field.sort-order'] ?? 'ascending').toLowerCase() === 'descending') refuse("'sequence.field.sort-order' = descending is not supported; use Paimon's own engine");
+  if (isPk) createMergeFunction(schema.fields.map((f) => parseDataField(f)), schema.primaryKeys, options);
+  else appendCompactionAllowed(table, options);
+}
+
+export async function compactTable(o: CompactTableOptions): Promise<CompactTableResult> {
+  const schemas = new SchemaManager(o.fileIO, o.tablePath, o.branch);
+  const ids = await schemas.listAllIds();
+  if (ids.length === 0) throw new PaimonError('SCHEMA_NOT_FOUND', `${o.table} has no schema`);
+  const latest = await schemas.schema(ids[ids.length - 1]);
+  const options: Record<string, string> = { ...latest.options, ...(o.dynamicOptions ?? {}) };
+  checkCompactable(o.table, latest, options);
+  const isPk = latest.primaryKeys.length > 0;
+  const target = schemaLike({ ...latest, options });
+  const schemaCache = new Map<string, Promise<TableSchemaLike & { fieldSpecs: DataFieldSpec[] }>>();
+  schemaCache.set(String(latest.id), Promise.resolve(target));
+  const schemaOf = (id: bigint): Promise<TableSchemaLike & { fieldSpecs: DataFieldSpec[] }> => {
+    const k = String(id);
+    let p = schemaCache.get(k);
+    if (!p) {
+      p = schemas.schema(Number(id)).then(schemaLike);
+      schemaCache.set(k, p);
+    }
+    return p;
+  };
+
+  const partitionFields: PartitionField[] = latest.partitionKeys.map((k) => {
+    const f = latest.fields.find((x) => x.name === k);
+    if (!f) throw new PaimonError('CORRUPT_METADATA', `${o.table}: partition key ${k} is not a field`);
+    return { name: k, type: binaryFieldType(parseDataField(f).type) };
+  });
+  void binaryFieldTypeFromSql;
+  const trimmedKeys = latest.primaryKeys.filter((k) => !latest.partitionKeys.includes(k));
+  const keyIndexes = trimmedKeys.map((k) => target.fieldSpecs.findIndex((f) => f.name === k));
+  const keyTypes: FieldType[] = keyIndexes.map((i) => target.fieldSpecs[i].type);
+  const bucketNum = Number(options['bucket'] ?? '-1');
+  const bucketMode: BucketMode = !isPk
+    ? bucketNum === -1 ? 'BUCKET_UNAWARE' : 'HASH_FIXED'
+    : bucketNum === -1
+      ? latest.partitionKeys.every((p) => latest.primaryKeys.includes(p)) ? 'HASH_DYNAMIC' : 'KEY_DYNAMIC'
+      : 'HASH_FIXED';
+  if (o.buckets && o.buckets.size > 0 && bucketMode !== 'HASH_FIXED') {
+    throw new PaimonError('INVALID_ARGUMENT', `compact on ${o.table}: 'buckets' is only supported for fixed-bucket tables (bucket > 0), this table has bucket = ${bucketNum}`);
+  }
+  const commitUser = `compact-${randomUUID()}`;
+  const commit = new FileStoreCommit({
+    fileIO: o.fileIO,
+    tablePath: o.tablePath,
+    branch: o.branch,
+    commitUser,
+    partitionFields,
+    keyTypes: keyTypes.map(binaryFieldType),
+    bucketMode,
+    tableOptions: latest.options,
+  });
+  const partitionOptions = {
+    defaultName: options['partition.default-name'],
+    legacyName: options['partition.legacy-name'] === undefined ? true : bool(options['partition.legacy-name']),
+  };
+
+  // ---- plan from the pinned latest snapshot
+  const base: Snapshot | null = await commit.snapshotManager.latestSnapshot();
+  const empty: CompactTableResult = {
+    baseSnapshotId: base?.id ?? null, committedSnapshotId: null, partitions: 0, buckets: 0, filesBefore: 0, filesAfter: 0,
+    bytesBefore: 0n, bytesAfter: 0n, rowsRead: 0n, rowsWritten: 0n, filesUpgraded: 0, skippedReason: null,
+  };
+  if (base === null) return { ...empty, skippedReason: 'the table has no snapshot' };
+  const live = await commit.scan.readLiveEntries(base);
+  const groups = new Map<string, BucketGroup>();
+  const partitionNewest = new Map<string, bigint>();
+  for (const e of live) {
+    if (o.partitionFilter && !o.partitionFilter(partitionSpec(e.partition, partitionFields, partitionOptions))) continue;
+    if (o.buckets && o.buckets.size > 0 && !o.buckets.has(e.bucket)) continue;
+    const k = `${e.partition.key()}\u0000${e.bucket}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { partition: e.partition, bucket: e.bucket, totalBuckets: e.totalBuckets ?? null, entries: [] }));
+    g.entries.push(e);
+    const pk = e.partition.key();
+    const t = e.file.creationTime ?? 0n;
+    if ((partitionNewest.get(pk) ?? -1n) < BigInt(t)) partitionNewest.set(pk, BigInt(t));
+  }
+  let strategy = o.strategy;
+  if (o.partitionIdleTimeMs !== null && o.partitionIdleTimeMs !== undefined) {
+    // Spark: only partitions whose last file is older than the idle time, with a full compaction.
+    const now = BigInt((o.now ?? Date.now)());
+    for (const [k, g] of groups) {
+      const newest = partitionNewest.get(g.partition.key()) ?? 0n;
+      if (newest > now - BigInt(o.partitionIdleTimeMs)) groups.delete(k);
+    }
+    strategy = 'full';
+  }
+  if (groups.size === 0) return { ...empty, skippedReason: 'no data files match the partition and bucket filters' };
+
+  const numLevels = options['num-levels'] !== undefined ? Number(options['num-levels']) : Number(options['num-sorted-run.compaction-trigger'] ?? '5') + 1;
+  const targetFileSize = parseMemorySize(options['target-file-size'] ?? (isPk ? '128 mb' : '256 mb'));
+  const forceAll = bool(options['compaction.force-rewrite-all-files']);
+  const cmp = binaryKeyComparator(keyTypes);
+  const sequenceFields = (options['sequence.field'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((name) => {
+    const index = target.fieldSpecs.findIndex((f) => f.name === name);
+    if (index < 0) throw new PaimonError('CORRUPT_METADATA', `${o.table}: sequence.field ${name} is not a field`);
+    return { index, type: target.fieldSpecs[index].type };
+  });
+  const order: MergeOrder = { keyTypes, sequenceFields };
+  const mf = isPk ? createMergeFunction(target.fieldSpecs, latest.primaryKeys, options) : null;
+
+  const list = [...groups.values()];
+  const concurrency = Math.max(1, Math.min(o.concurrency, list.length));
+  const perBucketBudget = Math.max(1 << 20, Math.floor(o.memoryBudgetBytes / concurrency));
+  const progress: CompactProgress = { bucketsDone: 0, bucketsTotal: list.length, rowsRead: 0n, rowsWritten: 0n, bytesWritten: 0n };
+  const results: Array<{ g: BucketGroup; r: BucketCompactResult }> = [];
+  const allWritten: Array<{ g: BucketGroup; m: DataFileMeta }> = [];
+  const bucketDirOf = (g: BucketGroup): string => commit.pathFactory.bucketPath(g.partition, g.bucket);
+
+  const runOne = async (g: BucketGroup): Promise<BucketCompactResult> => {
+    const files = g.entries.map((e) => e.file);
+    const bucketDir = bucketDirOf(g);
+    if (!isPk) {
+      return compactAppendBucket({
+        fileIO: o.fileIO, table: o.table, bucketDir, files, target, schemaOf, options, targetFileSize,
+        full: strategy === 'full', bucketed: bucketMode === 'HASH_FIXED', dryRun: o.dryRun ?? false, signal: o.signal,
+        onWritten: (m) => allWritten.push({ g, m }),
+      });
+    }
+    const runs = levelSortedRuns(files, cmp);
+    const unit: CompactUnit | null = strategy === 'full' ? pickFullCompaction(numLevels, runs, forceAll) : pickUniversal(numLevels, runs, universalOptions(options));
+    const r: BucketCompactResult = { before: [], after: [], written: [], upgraded: 0, rowsRead: 0n, rowsWritten: 0n };
+    if (unit === null || unit.files.length === 0) return r;
+    const maxLevel = numLevels - 1;
+    const highest = files.reduce((m, f) => Math.max(m, f.level), 0);
+    const dropDelete = unit.outputLevel !== 0 && unit.outputLevel >= highest;
+    const steps = planSections(unit, cmp, { minFileSize: Math.floor(targetFileSize / 10) * 7, maxLevel, forceRewriteAllFiles: forceAll });
+    const src: RunSource = { fileIO: o.fileIO, bucketDir, schemaOf, target, keyIndexes, table: o.table };
+    for (const step of steps) {
+      o.signal?.throwIfAborted();
+      if (step.kind === 'upgrade') {
+        r.before.push(step.file);
+        r.after.push({ ...step.file, level: unit.outputLevel });
+        r.upgraded++;
+        continue;
+      }
+      const sections = step.kind === 'rewrite' ? step.sections : [[[step.file]]];
+      for (const s of sections) for (const run of s) r.before.push(...run);
+      if (o.dryRun) continue;
+      const writer = new KeyValueDataFileWriter({
+        fileIO: o.fileIO, bucketDir, schema: target, level: unit.outputLevel, fileSource: 1, options, targetFileSize,
+      });
+      try {
+        for (const section of sections) {
+          // One batch per sorted run in memory: size batches by the budget and the widest row estimate.
+          const rowBytes = Math.max(64, ...section.flat().map((f) => (f.rowCount > 0n ? Number(f.fileSize / f.rowCount) * 8 : 64)));
+          const batch = Math.max(16, Math.min(4096, Math.floor(perBucketBudget / 4 / (section.length * rowBytes))));
+          const stats = { read: 0n };
+          const readers = section.map((run) => readRun(src, run, batch, o.signal));
+          for await (const out of mergeRuns(readers, order, mf!.create(), { dropDelete, stats, signal: o.signal, outBatch: batch })) {
+            await writer.write(out as Iterable<KeyValue>);
+            r.rowsWritten += BigInt(out.length);
+            progress.rowsWritten += BigInt(out.length);
+          }
+          r.rowsRead += stats.read;
+          progress.rowsRead += stats.read;
+        }
+        const metas = await writer.close();
+        for (const m of metas) allWritten.push({ g, m });
+        r.written.push(...metas);
+        r.after.push(...metas);
+      } catch (e) {
+        await writer.abort().catch(() => undefined);
+        throw e;
+      }
+      await o.onPoint?.('section-written');
+    }
+    return r;
+  };
+
+  // ---- run buckets with bounded concurrency
+  let next = 0;
+  let failure: unknown = null;
+  const worker = async (): Promise<void> => {
+    while (failure === null && next < list.length) {
+      const g = list[next++];
+      try {
+        const r = await runOne(g);
+        results.push({ g, r });
+        progress.bucketsDone++;
+        for (const m of r.written) progress.bytesWritten += m.fileSize;
+        o.onProgress?.({ ...progress });
+      } catch (e) {
+        if (failure === null) failure = e;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, () => worker()));
+    if (failure !== null) throw failure;
+    o.signal?.throwIfAborted();
+
+    const delta: ManifestEntry[] = [];
+    const res: CompactTableResult = { ...empty };
+    const partitions = new Set<string>();
+    for (const { g, r } of results) {
+      if (r.before.length === 0 && r.after.length === 0) continue;
+      partitions.add(g.partition.key());
+      res.buckets++;
+      const byName = new Map(g.entries.map((e) => [e.file.fileName, e] as const));
+      for (const f of r.before) {
+        const e = byName.get(f.fileName);
+        if (!e) throw new PaimonError('CORRUPT_METADATA', `compacted file ${f.fileName} is not a live entry`);
+        delta.push(toDeleteEntry(e));
+        res.bytesBefore += f.fileSize;
+      }
+      for (const f of r.after) {
+        delta.push({ kind: 'ADD', partition: g.partition, bucket: g.bucket, totalBuckets: g.totalBuckets, file: f } as ManifestEntry);
+        res.bytesAfter += f.fileSize;
+      }
+      res.filesBefore += r.before.length;
+      res.filesAfter += r.after.length;
+      res.rowsRead += r.rowsRead;
+      res.rowsWritten += r.rowsWritten;
+      res.filesUpgraded += r.upgraded;
+    }
+    res.partitions = partitions.size;
+    if (delta.length === 0) return { ...res, skippedReason: 'nothing to compact (every selected bucket is already compacted)' };
+    if (o.dryRun) return res;
+    await o.onPoint?.('before-commit');
+    const committed = await commit.commit({ kind: 'COMPACT', deltaEntries: delta, commitIdentifier: 9223372036854775807n, baseSnapshotId: base.id });
+    await o.onPoint?.('after-commit');
+    return { ...res, committedSnapshotId: committed.snapshot.id };
+  } catch (e) {
+    // Nothing was committed: remove the files this call wrote (they would only be orphans).
+    const stillNeeded = false;
+    if (!stillNeeded && allWritten.length > 0) {
+      const landed = await commit.snapshotManager.latestSnapshot().catch(() => null);
+      if (landed === null || landed.commitUser !== commitUser) {
+        await o.fileIO.deleteMany(allWritten.map(({ g, m }) => m.externalPath ?? `${bucketDirOf(g)}/${m.fileName}`)).catch(() => 0);
+      }
+    }
+    throw e;
+  }
+}
+
+export { parseTableSchema };
