@@ -3,6 +3,11 @@
  * `CALL <catalog>.sys.job_status('<job id>')`, `CALL <catalog>.sys.cancel_job('<job id>')`.
  * The definitions take the JobManager through a getter, because the registry is built before
  * the job store is opened (and the `call` command has none).
+ *
+ * They are scoped to the caller: a user lists, inspects and cancels the jobs that user
+ * submitted (a job of someone else is "not found", so ids do not reveal other users' work).
+ * The privilege check of the executor hooks is therefore skipped for them
+ * (CALLER_SCOPED_PROCEDURES): submitting the job already required the procedure's privilege.
  */
 import { defineProcedure, type ProcedureDefinition } from '../registry.js';
 import type { ParamSpec } from '../signature.js';
@@ -62,10 +67,18 @@ function need(getJobs: () => JobManager | undefined): JobManager {
   return jobs;
 }
 
+export const CALLER_SCOPED_PROCEDURES: ReadonlySet<string> = new Set(['list_jobs', 'job_status', 'cancel_job']);
+
+async function ownJob(jobs: JobManager, id: string, user: string): Promise<JobRecord> {
+  const rec = await jobs.get(id);
+  if (rec.user !== user) throw new ProcedureError('JOB_NOT_FOUND', `no job of user ${user} has id '${id}'; list yours with CALL sys.list_jobs()`);
+  return rec;
+}
+
 export function jobProcedures(getJobs: () => JobManager | undefined): ProcedureDefinition<readonly ParamSpec[]>[] {
   const listJobs = defineProcedure({
     name: 'list_jobs',
-    description: 'Asynchronous procedure jobs of the catalog, newest first.',
+    description: 'Your asynchronous procedure jobs in this catalog, newest first.',
     params: [
       { name: 'state', type: 'string', description: `Only jobs in this state (${JOB_STATES.join(', ')}).` },
       { name: 'limit', type: 'int', default: 100, description: 'At most this many jobs.' },
@@ -84,7 +97,7 @@ export function jobProcedures(getJobs: () => JobManager | undefined): ProcedureD
         states = [s as JobState];
       }
       if (args.limit < 1) throw new ProcedureError('INVALID_ARGUMENT', `limit must be at least 1, got ${args.limit}`);
-      const list = (await jobs.list({ ...(states ? { states } : {}) })).filter((r) => r.catalog === ctx.catalog.name).slice(0, args.limit);
+      const list = (await jobs.list({ ...(states ? { states } : {}), user: ctx.caller.user })).filter((r) => r.catalog === ctx.catalog.name).slice(0, args.limit);
       return { rows: list.map(jobResultRow) };
     },
   });
@@ -96,8 +109,8 @@ export function jobProcedures(getJobs: () => JobManager | undefined): ProcedureD
     resultColumns: JOB_RESULT_COLUMNS,
     privilege: { privilege: 'SELECT', on: 'catalog' },
     destructive: false,
-    async run(args) {
-      return { rows: [jobResultRow(await need(getJobs).get(args.job_id))] };
+    async run(args, ctx) {
+      return { rows: [jobResultRow(await ownJob(need(getJobs), args.job_id, ctx.caller.user))] };
     },
   });
   const cancelJob = defineProcedure({
@@ -111,8 +124,10 @@ export function jobProcedures(getJobs: () => JobManager | undefined): ProcedureD
     ],
     privilege: { privilege: 'ALTER', on: 'catalog' },
     destructive: false,
-    async run(args) {
-      const { record, action } = await need(getJobs).cancel(args.job_id);
+    async run(args, ctx) {
+      const jobs = need(getJobs);
+      await ownJob(jobs, args.job_id, ctx.caller.user);
+      const { record, action } = await jobs.cancel(args.job_id);
       return { rows: [{ job_id: record.id, action, state: record.state }] };
     },
   });

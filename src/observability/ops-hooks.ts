@@ -21,6 +21,7 @@ import { buildAuditRecord, newAuditProgress, type AuditSink, type AuditOutcome }
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';
 import { CallTrace, type Phase } from './tracing.js';
+import { CALLER_SCOPED_PROCEDURES } from '../../procedures/jobs/job-procedures.js';
 
 /** Procedures that count against the global cap on heavy work. */
 export const DEFAULT_HEAVY_PROCEDURES: ReadonlySet<string> = new Set(['compact', 'compact_database', 'remove_orphan_files', 'rewrite_file_index', 'purge_files']);
@@ -134,7 +135,7 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
       const st = stateOf(call);
       st.trace.enter('resolve');
       const target = callTarget(call);
-      if (opts.grants) {
+      if (opts.grants && !CALLER_SCOPED_PROCEDURES.has(call.procedure)) {
         const spec = call.signature.privilege as { privilege: Privilege; on: 'table' | 'database' | 'catalog' };
         const req = requirementFor(call.procedure, spec, target);
         const grants = await opts.grants.grantsFor(call.caller);

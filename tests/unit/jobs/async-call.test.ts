@@ -86,6 +86,15 @@ describe('async => true through the executor', () => {
     assert.deepEqual(JSON.parse(String(fin.result.rows[0]!.result)), { columns: ['result'], rows: [['1']], info: 'probe done' });
     const list = await call('list_jobs', named(['state', str('succeeded')]));
     assert.ok(list.ok && list.result.rows.some((r) => r.job_id === id));
+    // Another user neither sees nor cancels it.
+    const other = { ...caller, user: 'someone_else' };
+    const asOther = (procedure: string, args: CallArgument[]) => executor.run({ catalog: 'paimon', procedure, args, statement: 'CALL ...' }, other, new AbortController().signal);
+    const theirs = await asOther('list_jobs', []);
+    assert.ok(theirs.ok && !theirs.result.rows.some((r) => r.job_id === id));
+    const peek = await asOther('job_status', named(['job_id', str(id)]));
+    assert.ok(!peek.ok && peek.error.code === 'JOB_NOT_FOUND');
+    const kill = await asOther('cancel_job', named(['job_id', str(id)]));
+    assert.ok(!kill.ok && kill.error.code === 'JOB_NOT_FOUND');
   });
 
   test('cancel_job stops a running job; bad arguments surface as the job\'s error', async () => {
