@@ -12,7 +12,7 @@
  * above the pinned latest afterwards and report it.
  */
 import { PaimonError } from '../src/paimon/errors.js';
-import { commitHint, LATEST } from '../src/paimon/hint-file.js';
+import { commitHint, EARLIEST, LATEST, readHint } from '../src/paimon/hint-file.js';
 import { parseJson } from '../src/paimon/json.js';
 import { listVersionedFileStatus } from '../src/paimon/hint-file.js';
 import { isNoopRollback, planRollback, type RollbackPlan, type RollbackTarget } from '../src/paimon/maintenance/rollback-plan.js';
@@ -46,26 +46,43 @@ export interface RollbackState {
   tags: TagInfo[];
   snapshotIds: Set<number>;
   changelogIds: number[];
+  /** Value of snapshot/EARLIEST, if readable. */
+  earliestHint: number | null;
 }
 
 export async function readRollbackState(t: MaintenanceTable): Promise<RollbackState> {
   const generation = await readGeneration(t);
   const snapshotIds = new Set<number>();
   for await (const { version } of listVersionedFileStatus(t.fileIO, t.snapshots.snapshotDirectory(), 'snapshot-')) snapshotIds.add(version);
-  return { generation, tags: await t.tags(), snapshotIds, changelogIds: await t.changelogIds() };
+  const earliestHint = await readHint(t.fileIO, t.snapshots.snapshotDirectory(), EARLIEST);
+  return { generation, tags: await t.tags(), snapshotIds, changelogIds: await t.changelogIds(), earliestHint };
 }
 
 export function makeRollbackPlan(state: RollbackState, target: RollbackTarget): RollbackPlan {
-  return planRollback(
+  // The snapshot files present decide what to delete, not the hints: after a rollback that
+  // was killed midway, LATEST already names the target while later snapshot files remain.
+  let latestId = state.generation.latestId;
+  let earliestId = state.generation.earliestId;
+  for (const id of state.snapshotIds) {
+    if (latestId === null || id > latestId) latestId = id;
+    if (earliestId === null || id < earliestId) earliestId = id;
+  }
+  const plan = planRollback(
     {
-      earliestId: state.generation.earliestId,
-      latestId: state.generation.latestId,
+      earliestId,
+      latestId,
       snapshotExists: (id) => state.snapshotIds.has(id),
       tags: state.tags.map((x) => ({ name: x.name, snapshotId: x.snapshot.id })),
       changelogIds: state.changelogIds,
     },
     target,
   );
+  // A rerun after a kill that had restored the target below the old earliest: EARLIEST still
+  // names a snapshot that is gone or later than the target; point it at the target.
+  if (plan.earliestHint === null && state.earliestHint !== null && state.earliestHint > plan.target.snapshotId) {
+    plan.earliestHint = plan.target.snapshotId;
+  }
+  return plan;
 }
 
 /** The tag's content trimmed to a snapshot (Tag.trimToSnapshot): without tagCreateTime / tagTimeRetained. */

@@ -129,6 +129,7 @@ export function planRollback(state: RollbackState, target: RollbackTarget): Roll
 export function isNoopRollback(p: RollbackPlan): boolean {
   return (
     p.restoreSnapshotFromTag === null &&
+    p.earliestHint === null &&
     p.deleteSnapshotIds.length === 0 &&
     p.deleteChangelogIds.length === 0 &&
     p.deleteTags.length === 0 &&
