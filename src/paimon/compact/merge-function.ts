@@ -92,10 +92,10 @@ export class PartialUpdateMergeFunction implements MergeFunction {
   }
   add(kv: KeyValue): void {
     this.key = kv.key;
-    this.seq = kv.sequenceNumber;
     if (isRetract(kv.valueKind)) {
       if (this.ignoreDelete) return;
       if (this.removeRecordOnDelete && kv.valueKind === RowKind.DELETE) {
+        this.seq = kv.sequenceNumber;
         this.row = null;
         this.deleted = true;
         return;
@@ -105,6 +105,7 @@ export class PartialUpdateMergeFunction implements MergeFunction {
         "By default, Partial update can not accept delete records, you can choose one of the following solutions: 1. Configure 'ignore-delete' to ignore delete records. 2. Configure 'partial-update.remove-record-on-delete' to remove the whole row when receiving delete records.",
       );
     }
+    this.seq = kv.sequenceNumber;
     this.deleted = false;
     if (this.row === null) this.row = new Array<Datum>(this.arity).fill(null);
     for (let i = 0; i < this.arity; i++) if (kv.value[i] !== null) this.row[i] = kv.value[i];
