@@ -152,6 +152,7 @@ class ParquetFileSink {
   private types: DuckDBType[] = [];
   private pending: DuckDBValue[][];
   private pendingRows = 0;
+  private chunk: DuckDBDataChunk | null = null;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -177,7 +178,12 @@ class ParquetFileSink {
 
   private flushChunk(): void {
     if (this.pendingRows === 0) return;
-    const chunk = DuckDBDataChunk.create(this.types, this.pendingRows);
+    // One chunk, reused: a new native DataChunk per batch is invisible to V8's heap accounting,
+    // so thousands of them pile up before the GC frees them (hundreds of MB per million rows).
+    this.chunk ??= DuckDBDataChunk.create(this.types, CHUNK_ROWS);
+    const chunk = this.chunk;
+    chunk.reset();
+    chunk.rowCount = this.pendingRows;
     chunk.setColumns(this.pending);
     this.appender!.appendDataChunk(chunk);
     this.pending = this.fields.map(() => []);
