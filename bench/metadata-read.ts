@@ -1,7 +1,8 @@
 /**
  * Full-metadata read of one table, ours against Paimon Java, measured in the same run.
  *
- *   node --import tsx bench/metadata-read.ts [--snapshots 5000] [--entries 1000000] [--rounds 3]
+ *   node --import tsx bench/metadata-read.ts [--snapshots 5000] [--entries 1000000] [--rounds 3] [--keep 1]
+ *   node --import tsx bench/metadata-read.ts --reuse <warehouse> [--rounds 3]
  *
  * Builds an append table with our commit path (each commit adds entries/snapshots files; our commit
  * merges small base manifests as Java's ManifestFileMerger does), then reads every snapshot, every
@@ -36,10 +37,12 @@ if (!existsSync(JAVA_LIB)) throw new Error(`Paimon Java libraries missing (${JAV
 const STRING = binaryFieldTypeFromSql('STRING');
 const BIGINT = binaryFieldTypeFromSql('BIGINT');
 
-const wh = mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), 'bench-meta-'));
+// --reuse <warehouse>: read a table built by an earlier run (kept with --keep) instead of building one.
+const reuse = args.get('reuse');
+const wh = reuse ?? mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), 'bench-meta-'));
 const table = join(wh, 'bench.db', 't');
 mkdirSync(join(table, 'schema'), { recursive: true });
-writeFileSync(
+if (!reuse) writeFileSync(
   join(table, 'schema', 'schema-0'),
   JSON.stringify(
     {
@@ -70,10 +73,10 @@ const commit = new FileStoreCommit({
   bucketMode: 'BUCKET_UNAWARE',
 });
 
-console.log(`building ${SNAPSHOTS} snapshots x ${PER_COMMIT} entries (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+if (!reuse) console.log(`building ${SNAPSHOTS} snapshots x ${PER_COMMIT} entries (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
 const t0 = performance.now();
 let n = 0;
-for (let s = 0; s < SNAPSHOTS; s++) {
+for (let s = 0; s < (reuse ? 0 : SNAPSHOTS); s++) {
   const entries: ManifestEntry[] = [];
   for (let i = 0; i < PER_COMMIT; i++, n++) {
     const file = newAppendFileMeta({
@@ -94,7 +97,7 @@ for (let s = 0; s < SNAPSHOTS; s++) {
   await commit.commit({ kind: 'APPEND', deltaEntries: entries, commitIdentifier: BigInt(s) });
   if ((s + 1) % 500 === 0) console.log(`  ${s + 1} snapshots (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
 }
-console.log(`built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+if (!reuse) console.log(`built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 async function readOurs(): Promise<{ snapshots: number; lists: number; manifests: number; entries: number; ms: number; heapMb: number }> {
   const start = performance.now();
@@ -134,8 +137,7 @@ for (let r = 0; r < ROUNDS; r++) {
   ours.push(o.ms);
   last = o;
 }
-const classes = join(wh, 'classes');
-mkdirSync(classes);
+const classes = mkdtempSync(join(tmpdir(), 'bench-classes-'));
 execFileSync('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', `${JAVA_LIB}/*`, '-d', classes, join(ROOT, 'bench', 'java', 'MetadataRead.java')], { stdio: 'inherit' });
 const out = execFileSync('java', ['-cp', `${classes}:${JAVA_LIB}/*`, 'MetadataRead', wh, 'bench', 't', String(ROUNDS)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 });
 const java = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { snapshots: number; lists: number; manifests: number; entries: number; millis: number[] };
@@ -146,5 +148,6 @@ console.log(`table: ${last.snapshots} snapshots, ${last.lists} manifest lists, $
 console.log(`ours  (ms per round): ${ours.map((x) => x.toFixed(0)).join(', ')}; peak heap during read ${last.heapMb.toFixed(0)} MiB`);
 console.log(`java  (ms per round): ${java.millis.join(', ')}`);
 console.log(`ratio ours/java (medians): ${(median(ours) / median(java.millis)).toFixed(2)}  (target <= 1; load average ${loadavg()[0].toFixed(1)})`);
-if (!args.has('keep')) rmSync(wh, { recursive: true, force: true });
+rmSync(classes, { recursive: true, force: true });
+if (!args.has('keep') && !reuse) rmSync(wh, { recursive: true, force: true });
 else console.log(`kept ${wh}`);
