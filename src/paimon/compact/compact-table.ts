@@ -24,11 +24,10 @@ import type { BinaryRow } from '../binary-row.js';
 import type { DataFileMeta } from '../data-file-meta.js';
 import { FileStoreCommit } from '../file-store-commit.js';
 import { toDeleteEntry, type ManifestEntry } from '../manifest-entry.js';
-import { parseTableSchema, type TableSchema } from '../table-schema.js';
+import type { TableSchema } from '../table-schema.js';
 import { SchemaManager } from '../schema-manager.js';
 import type { Snapshot } from '../snapshot.js';
 import { partitionSpec, type PartitionField } from '../partition-path.js';
-import { binaryFieldTypeFromSql } from '../binary-row.js';
 import type { BucketMode } from '../index-manifest.js';
 import { parseDataField, type DataFieldSpec, type FieldType } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
@@ -96,7 +95,7 @@ export interface CompactTableResult {
 interface BucketGroup {
   partition: BinaryRow;
   bucket: number;
-  totalBuckets: number | null;
+  totalBuckets: number;
   entries: ManifestEntry[];
 }
 
@@ -170,7 +169,6 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     if (!f) throw new PaimonError('CORRUPT_METADATA', `${o.table}: partition key ${k} is not a field`);
     return { name: k, type: binaryFieldType(parseDataField(f).type) };
   });
-  void binaryFieldTypeFromSql;
   const trimmedKeys = latest.primaryKeys.filter((k) => !latest.partitionKeys.includes(k));
   const keyIndexes = trimmedKeys.map((k) => target.fieldSpecs.findIndex((f) => f.name === k));
   const keyTypes: FieldType[] = keyIndexes.map((i) => target.fieldSpecs[i].type);
@@ -214,7 +212,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     if (o.buckets && o.buckets.size > 0 && !o.buckets.has(e.bucket)) continue;
     const k = `${e.partition.key()}\u0000${e.bucket}`;
     let g = groups.get(k);
-    if (!g) groups.set(k, (g = { partition: e.partition, bucket: e.bucket, totalBuckets: e.totalBuckets ?? null, entries: [] }));
+    if (!g) groups.set(k, (g = { partition: e.partition, bucket: e.bucket, totalBuckets: e.totalBuckets, entries: [] }));
     g.entries.push(e);
     const pk = e.partition.key();
     const t = e.file.creationTime ?? 0n;
@@ -350,7 +348,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
         res.bytesBefore += f.fileSize;
       }
       for (const f of r.after) {
-        delta.push({ kind: 'ADD', partition: g.partition, bucket: g.bucket, totalBuckets: g.totalBuckets, file: f } as ManifestEntry);
+        delta.push({ kind: 'ADD', partition: g.partition, bucket: g.bucket, totalBuckets: g.totalBuckets, file: f });
         res.bytesAfter += f.fileSize;
       }
       res.filesBefore += r.before.length;
@@ -368,8 +366,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     return { ...res, committedSnapshotId: committed.snapshot.id };
   } catch (e) {
     // Nothing was committed: remove the files this call wrote (they would only be orphans).
-    const stillNeeded = false;
-    if (!stillNeeded && allWritten.length > 0) {
+    if (allWritten.length > 0) {
       const landed = await commit.snapshotManager.latestSnapshot().catch(() => null);
       if (landed === null || landed.commitUser !== commitUser) {
         await o.fileIO.deleteMany(allWritten.map(({ g, m }) => m.externalPath ?? `${bucketDirOf(g)}/${m.fileName}`)).catch(() => 0);
@@ -379,4 +376,3 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   }
 }
 
-export { parseTableSchema };
