@@ -160,7 +160,7 @@ const CASES: Case[] = [
   },
   {
     name: 'append_bucketed',
-    spec: { fields: FIELDS, primaryKeys: [], partitionKeys: ['dt'], options: { bucket: '2', 'bucket-key': 'id' } },
+    spec: { fields: FIELDS, primaryKeys: [], partitionKeys: ['dt'], options: { bucket: '2', 'bucket-key': 'id', 'write-only': 'true' } },
     commits: 6,
     sameLayout: true,
     row(c, k) {
@@ -169,7 +169,7 @@ const CASES: Case[] = [
   },
   {
     name: 'append_unaware',
-    spec: { fields: FIELDS, primaryKeys: [], partitionKeys: ['dt'], options: {} },
+    spec: { fields: FIELDS, primaryKeys: [], partitionKeys: ['dt'], options: { 'write-only': 'true' } },
     commits: 7,
     sameLayout: true,
     row(c, k) {
