@@ -19,6 +19,9 @@
  *   hyparquet               8418     118799      6441     155261       6.4          765
  * DuckDB was fastest both ways although its figures include Paimon's stats and key bounds, used
  * the least memory, and is the only one that streams (the others hold the whole file and table).
+ * Bounded memory (DuckDB memory_limit 128MB, V8 heap capped at 150MB, one file of id + 100-byte
+ * string): writer peak RSS 362 MB for 3M rows (44 MB file), 395 MB for 6M rows (88 MB file);
+ * reader +120 MB over baseline for the 3M-row file.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
