@@ -16,6 +16,7 @@ import { startProxy } from './proxy-app.js';
 import type { ProxyConfig } from './config-schema.js';
 import { createFileIO } from './paimon/file-io-factory.js';
 import { ensureDemoTable } from './paimon/demo-table.js';
+import { closeDataEngine } from './paimon/data/duckdb-engine.js';
 
 const USAGE = `Usage:
   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--workers N] [--no-demo]
@@ -73,7 +74,8 @@ async function serve(argv: string[]): Promise<void> {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    void proxy.close().then(() => process.exit(0));
+    // DuckDB's temp directory goes with the process.
+    void proxy.close().then(closeDataEngine).then(() => process.exit(0));
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));
@@ -139,7 +141,11 @@ async function call(argv: string[]): Promise<void> {
   if (positionals.length !== 1) fail('call takes exactly one statement in quotes, e.g. call "CALL paimon.sys.expire_snapshots(table => \'db.t\')"');
   const { config } = await loadConfig({ file: values.config, overrides: { warehouse: values.warehouse } });
   // src/call-command.ts (procedure side) receives the statement and the flags.
-  process.exitCode = await runCallCommand(argv, config);
+  try {
+    process.exitCode = await runCallCommand(argv, config);
+  } finally {
+    await closeDataEngine();
+  }
 }
 
 function hashPassword(): void {
