@@ -116,7 +116,7 @@ const CASES: Case[] = [
   },
   {
     name: 'first_row',
-    spec: { fields: FIELDS, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: { bucket: '2', 'merge-engine': 'first-row' } },
+    spec: { fields: FIELDS, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: { bucket: '2', 'merge-engine': 'first-row', 'write-only': 'true' } },
     commits: 5,
     sameLayout: true,
     row(c, k) {
