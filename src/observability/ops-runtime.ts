@@ -22,7 +22,7 @@ import { ConfigGrantSource, UpstreamGrantSource, type GrantSource, type Upstream
 import { mask, registerSecretsFrom } from '../security/masking.js';
 import { TableLockManager } from '../../procedures/concurrency/table-lock.js';
 import { HeavyJobLimiter } from '../../procedures/concurrency/heavy-job-limiter.js';
-import { SessionTimeouts } from '../../procedures/cancellation.js';
+import { SessionTimeouts, TIMEOUT_SESSION_VARIABLE } from '../../procedures/cancellation.js';
 import { FileJobStore } from '../../procedures/jobs/file-job-store.js';
 import { MysqlJobStore } from '../../procedures/jobs/mysql-job-store.js';
 import { JobManager } from '../../procedures/jobs/job-manager.js';
@@ -44,6 +44,11 @@ export interface OpsRuntimeOptions {
   upstreamQuery?: UpstreamQuery;
   /** Identity of this proxy for the job store (default: host name and listen port). */
   owner?: string;
+  /**
+   * Reads a session's mirrored user variable (the router's `userVariable`), for
+   * `@paimon_call_timeout`; called at each CALL. Without it `sessionTimeouts` is used.
+   */
+  sessionVariable?: (connectionId: number, name: string) => string | null | undefined;
   /** Start the /metrics HTTP endpoint when `metrics.port` is configured (default true). */
   serveMetrics?: boolean;
   /**
@@ -163,7 +168,7 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
     timeouts: {
       defaultMs: config.procedures.default_timeout_ms,
       maxMs: config.procedures.max_timeout_ms,
-      session: (id) => sessionTimeouts.get(id),
+      session: (id) => opts.sessionVariable?.(id, TIMEOUT_SESSION_VARIABLE) ?? sessionTimeouts.get(id),
     },
   });
   for (const n of notes) log.warn(n);
