@@ -83,6 +83,11 @@ interface Case {
   commits: number;
   /** Whether the differential check compares per-level file counts. */
   sameLayout: boolean;
+  /**
+   * Level-0 files are invisible to readers until compacted (first-row tables, as Paimon reads
+   * them): the expected rows are then those Java reads after its own full compaction.
+   */
+  invisibleLevel0?: boolean;
 }
 
 const dtOf = (k: number): string => (k % 3 === 0 ? '2024-01-02' : '2024-01-01');
@@ -186,6 +191,7 @@ for (const cs of CASES.filter((c) => !only || only.includes(c.name))) {
     let beforeRows: string[];
     let beforeFiles: LiveFile[];
     let latestBefore: number;
+    let javaCompacted: string[];
     const peer = java('1.4');
     const isPk = (cs.spec.primaryKeys ?? []).length > 0;
 
@@ -207,6 +213,13 @@ for (const cs of CASES.filter((c) => !only || only.includes(c.name))) {
       latestBefore = Number(s0[s0.length - 1].id);
       assert.ok(beforeFiles.length >= 2, `expected several files, got ${beforeFiles.length}`);
       copy = copyWarehouse(wh, `compact-${cs.name}-java`);
+      await peer.compact(copy, 'db', 't', 'full');
+      javaCompacted = canon(await peer.read(copy, 'db', 't'));
+      if (cs.invisibleLevel0) {
+        assert.deepEqual(beforeRows, [], 'level-0 rows are invisible before compaction');
+        beforeRows = javaCompacted;
+      }
+      assert.ok(beforeRows.length > 0);
     });
 
     test('after our compact, Java 1.4, 2.0 and pypaimon read the same rows; files are where Paimon puts them', async () => {
@@ -248,9 +261,7 @@ for (const cs of CASES.filter((c) => !only || only.includes(c.name))) {
     });
 
     test("Paimon Java's own full compaction of a copy gives the same rows and layout", async () => {
-      await peer.compact(copy, 'db', 't', 'full');
-      const javaRows = canon(await peer.read(copy, 'db', 't'));
-      assert.deepEqual(javaRows, beforeRows);
+      assert.deepEqual(javaCompacted, beforeRows);
       const ours = liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj);
       const theirs = liveFiles((await peer.dump(copy, 'db', 't')) as unknown as JsonObj);
       if (cs.sameLayout) assert.deepEqual(levelHistogram(ours), levelHistogram(theirs), 'files per partition/bucket/level');
