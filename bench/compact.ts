@@ -34,7 +34,8 @@ const BUDGET_MB = Number(args.get('budget-mb') ?? 512);
 const KEYSPACE = ROWS * 4;
 
 const wh = mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), 'bench-compact-'));
-const table = join(wh, 'bench.db', 't');
+const oursWh = join(wh, 'ours');
+const table = join(oursWh, 'bench.db', 't');
 mkdirSync(join(table, 'schema'), { recursive: true });
 const schema = {
   version: 3,
@@ -82,8 +83,8 @@ await closeDataEngine();
 const bytes = (await commit.scan.readLiveEntries(await commit.snapshotManager.latestSnapshot())).reduce((s, e) => s + Number(e.file.fileSize), 0);
 console.log(`built ${BUCKETS * FILES} files, ${(bytes / 2 ** 20).toFixed(1)} MiB of Parquet, ${BUCKETS * FILES * ROWS} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-const javaWh = join(wh, 'java-copy');
-cpSync(wh, javaWh, { recursive: true, filter: (p) => !p.startsWith(javaWh) });
+const javaWh = join(wh, 'java');
+cpSync(oursWh, javaWh, { recursive: true });
 
 // ---- ours
 let peakRss = process.memoryUsage().rss;
