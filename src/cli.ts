@@ -2,13 +2,14 @@
 /**
  * The `paimon-procedure-proxy` command.
  *
- *   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--workers N] [--no-demo]
+ *   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--audit-log FILE] [--metrics-port P] [--workers N] [--no-demo]
  *   paimon-procedure-proxy call "<CALL ...>" [--config FILE] [--warehouse DIR] [--json]
  *   paimon-procedure-proxy hash-password        (reads a password from standard input)
  */
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { resolve as resolvePath } from 'node:path';
 import { cachingSha2Hash, nativePasswordHash } from '../protocol/auth.js';
 import { runCallCommand } from './call-command.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -19,7 +20,7 @@ import { ensureDemoTable } from './paimon/demo-table.js';
 import { closeDataEngine } from './paimon/data/duckdb-engine.js';
 
 const USAGE = `Usage:
-  paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--workers N] [--no-demo]
+  paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--audit-log FILE] [--metrics-port P] [--workers N] [--no-demo]
       Start the MySQL-protocol proxy. Without an upstream FE it runs standalone on the embedded
       default: one filesystem catalog 'paimon' with its warehouse in ./warehouse, listening on 127.0.0.1:9031;
       an empty embedded warehouse gets the demo table demo.orders (--no-demo: don't create it).
@@ -45,6 +46,8 @@ async function serve(argv: string[]): Promise<void> {
       port: { type: 'string' },
       warehouse: { type: 'string' },
       upstream: { type: 'string' },
+      'audit-log': { type: 'string' },
+      'metrics-port': { type: 'string' },
       workers: { type: 'string' },
       'no-demo': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -60,6 +63,13 @@ async function serve(argv: string[]): Promise<void> {
     file: values.config,
     overrides: { host: values.host, port: values.port, warehouse: values.warehouse, upstream: values.upstream, workers: values.workers },
   });
+  // Issue 6: the audit file and the /metrics port from the command line win over the file.
+  if (values['audit-log'] !== undefined) config.audit.file = resolvePath(values['audit-log']);
+  if (values['metrics-port'] !== undefined) {
+    const p = Number(values['metrics-port']);
+    if (!Number.isInteger(p) || p < 0 || p > 65535) fail(`--metrics-port: expected a port number 0..65535, got '${values['metrics-port']}'`);
+    config.metrics.port = p;
+  }
   const workers = config.listen.workers;
   if (cluster.isPrimary && embeddedCatalog && !config.upstream && !values['no-demo']) await createDemoIfEmpty(config);
   if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers);

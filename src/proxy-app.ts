@@ -12,11 +12,15 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { Router, type ConnectionDirectory } from './router.js';
 import type { StatementRouter } from './route.js';
 import { ProxyServer } from './server.js';
+import { startOps, type OpsRuntime } from './observability/ops-runtime.js';
+import { resolveLocalUsers } from './users-file.js';
 
 export interface RunningProxy {
   server: ProxyServer;
   address: AddressInfo;
   logger: Logger;
+  /** Issue 6 runtime (jobs, metrics, audit, privileges); absent when a test replaced the router. */
+  ops?: OpsRuntime;
   close(): Promise<void>;
 }
 
@@ -28,15 +32,20 @@ export interface StartProxyOptions {
   worker?: { index: number; count: number };
 }
 
-export function createRouter(config: ProxyConfig, logger: Logger, connections: ConnectionDirectory): Router {
+export function createRouter(config: ProxyConfig, logger: Logger, connections: ConnectionDirectory, ops?: OpsRuntime): Router {
+  const registry = createDefaultRegistry();
+  // Issue 6: jobs through SQL, and the executor hooks (privileges, locks, timeouts, audit, metrics, FE refresh).
+  for (const p of ops?.jobProcedures ?? []) registry.register(p);
   const executor = new ProcedureExecutor({
-    registry: createDefaultRegistry(),
+    registry,
     catalogs: buildCatalogs(config),
     limits: config.procedures,
     logger,
+    ...(ops ? { hooks: ops.hooks, frameworkParams: ops.frameworkParams } : {}),
   });
   return new Router({
     executor,
+    ...(ops ? { asyncCalls: { isAsync: (req) => ops.isAsync(req), submit: (req, caller) => ops.submitAsync(executor, req, caller) } } : {}),
     // Standalone sessions start in the first configured catalog; with an FE, Doris's default applies.
     defaultCatalog: config.upstream ? null : (config.catalogs[0]?.name ?? null),
     connections,
@@ -52,9 +61,34 @@ export async function startProxy(config: ProxyConfig, opts: StartProxyOptions = 
     close: (id) => server?.registry.get(id)?.close('killed by KILL CONNECTION'),
     userOf: (id) => server?.registry.get(id)?.user,
   };
-  const router = opts.router ?? createRouter(config, logger, connections);
+  const localUsers = config.upstream ? [] : [...(await resolveLocalUsers(config.users_file, config.listen.host)).users.values()];
+  let routerRef: Router | null = null;
+  const ops = opts.router
+    ? undefined
+    : await startOps(config, {
+        logger,
+        localUsers,
+        ...(opts.worker ? { worker: opts.worker } : {}),
+        // @paimon_call_timeout as the router mirrors it for the session.
+        sessionVariable: (id, name) => {
+          const session = server?.registry.get(id);
+          return session && routerRef ? routerRef.userVariable(session, name) : undefined;
+        },
+      });
+  const router = opts.router ?? (routerRef = createRouter(config, logger, connections, ops));
   server = await ProxyServer.create({ config, router, logger, worker: opts.worker });
   const address = await server.listen();
   const s = server;
-  return { server: s, address, logger, close: () => s.close() };
+  const stopObserving = ops?.metrics.observeServer(() => ({ connectionsOpen: s.connectionCount, connectionsAccepted: s.stats.connectionsAccepted, questions: s.stats.questions }));
+  return {
+    server: s,
+    address,
+    logger,
+    ...(ops ? { ops } : {}),
+    close: async () => {
+      await s.close();
+      stopObserving?.();
+      await ops?.close();
+    },
+  };
 }

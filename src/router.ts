@@ -13,7 +13,7 @@
  *
  * The hot path (a forwarded statement) is the prefilter plus returning a shared route object.
  */
-import type { ProcedureExecutor } from '../procedures/executor.js';
+import type { CallRequest, ProcedureExecutor } from '../procedures/executor.js';
 import { ProcedureError, toProcedureError } from '../procedures/errors.js';
 import type { CallerInfo, ProcedureLogger } from '../procedures/context.js';
 import { parseCallArguments, parseCallName, ParseError, type CallName } from './call-parser.js';
@@ -45,6 +45,11 @@ export interface RouterOptions {
    * Return a Route to take over, or null to let the router decide.
    */
   onKill?: (target: number, mode: 'query' | 'connection', session: SessionView) => Route | null;
+  /** Issue 6: `async => true` calls are submitted as jobs (src/observability/ops-runtime.ts). */
+  asyncCalls?: {
+    isAsync(req: CallRequest): boolean;
+    submit(req: CallRequest, caller: CallerInfo): Promise<LocalReply[]>;
+  };
 }
 
 interface RunningCall {
@@ -226,7 +231,9 @@ export class Router implements StatementRouter {
     const procedure = name.parts[name.parts.length - 1]!;
     this.running.set(session.connectionId, { controller, user: session.user, procedure });
     try {
-      return await this.executor.execute({ catalog, procedure, args, statement: sql }, caller, controller.signal);
+      const req: CallRequest = { catalog, procedure, args, statement: sql };
+      if (this.opts.asyncCalls?.isAsync(req)) return await this.opts.asyncCalls.submit(req, caller);
+      return await this.executor.execute(req, caller, controller.signal);
     } finally {
       signal.removeEventListener('abort', onAbort);
       if (this.running.get(session.connectionId)?.controller === controller) this.running.delete(session.connectionId);

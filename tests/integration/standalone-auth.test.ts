@@ -31,6 +31,8 @@ describe('standalone authentication', () => {
         'users:',
         `  - name: native_user`,
         `    native_hash: '${nativePasswordHash('n-pass')}'`,
+        // Privileges are enforced (issue 6): the prepared CALL below must reach the procedure.
+        `    grants: ['ALL ON *.*.*']`,
         `  - name: sha2_user`,
         `    sha2_hash: '${cachingSha2Hash('s-pass')}'`,
         `  - name: both_user`,
