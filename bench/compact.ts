@@ -101,6 +101,8 @@ const oursRowsPerSec = Number(r.rowsRead) / (oursMs / 1000);
 const java = new PaimonJava('1.4', { quickStart: false });
 const j = await java.compact(javaWh, 'bench', 't', 'full');
 const javaRowsPerSec = BUCKETS * FILES * ROWS / (j.millis / 1000);
+const javaRead = (await java.read(javaWh, 'bench', 't')).length;
+if (BigInt(javaRead) !== r.rowsWritten) throw new Error(`Java's compacted table reads ${javaRead} rows, ours wrote ${r.rowsWritten}`);
 
 console.log(`ours: ${r.rowsRead} rows read, ${r.rowsWritten} written, ${r.filesBefore} -> ${r.filesAfter} files in ${(oursMs / 1000).toFixed(2)} s = ${oursRowsPerSec.toFixed(0)} rows/s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (before: ${(baseRss / 2 ** 20).toFixed(0)} MiB; budget ${BUDGET_MB} MiB)`);
 console.log(`java: ${(j.millis / 1000).toFixed(2)} s = ${javaRowsPerSec.toFixed(0)} rows/s; peak heap ${(Number(j.peakHeapBytes) / 2 ** 20).toFixed(0)} MiB`);
