@@ -18,7 +18,7 @@
 #
 # Tunables (environment): TEST_TMP (scratch, wiped at start; default .tmp/test-run),
 # TEST_CONCURRENCY (test files run at once; default 2), TEST_TIMEOUT_MS (per test AND per
-# file, node applies it to both; default 1200000).
+# file, node applies it to both; default 1800000 = 30 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -63,13 +63,13 @@ TIMES=()
 for p in "${PEERS[@]}"; do t=$SECONDS; "${p}_install"; TIMES+=("${p}_install $((SECONDS - t))s"); done
 for p in "${PEERS[@]}"; do t=$SECONDS; "${p}_start"; TIMES+=("${p}_start $((SECONDS - t))s"); done
 echo "tests/run.sh: ${TIMES[*]}"
-echo "tests/run.sh: ${#FILES[@]} test files, concurrency ${TEST_CONCURRENCY:-2}, timeout ${TEST_TIMEOUT_MS:-1200000} ms"
+echo "tests/run.sh: ${#FILES[@]} test files, concurrency ${TEST_CONCURRENCY:-2}, timeout ${TEST_TIMEOUT_MS:-1800000} ms"
 
 # Two reporters: spec on stdout (ends with node's summary), per-file wall times into a file.
 set +e
 node --import tsx --test \
   --test-concurrency="${TEST_CONCURRENCY:-2}" \
-  --test-timeout="${TEST_TIMEOUT_MS:-1200000}" \
+  --test-timeout="${TEST_TIMEOUT_MS:-1800000}" \
   --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=./tests/reporters/file-durations.mjs \
   --test-reporter-destination="$TEST_TMP/file-durations.txt" \
