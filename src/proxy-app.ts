@@ -69,6 +69,15 @@ export async function startProxy(config: ProxyConfig, opts: StartProxyOptions = 
         logger,
         localUsers,
         ...(opts.worker ? { worker: opts.worker } : {}),
+        // SHOW GRANTS on the caller's own upstream session, while it runs the CALL (upstream idle).
+        ...(config.upstream
+          ? {
+              upstreamQuery: (id: number, sql: string) => {
+                const session = server?.registry.get(id);
+                return session ? session.queryUpstream(sql) : Promise.reject(new Error(`no connection with id ${id}`));
+              },
+            }
+          : {}),
         // @paimon_call_timeout as the router mirrors it for the session.
         sessionVariable: (id, name) => {
           const session = server?.registry.get(id);

@@ -52,13 +52,18 @@ import {
   ER_NOT_SUPPORTED_AUTH_MODE,
   ER_UNKNOWN_COM_ERROR,
   ER_UNKNOWN_ERROR,
+  EOF_HEADER,
   ERR_HEADER,
+  LOCAL_INFILE_HEADER,
+  MAX_PACKET_PAYLOAD,
   OK_HEADER,
   RELAY_MASKED_CAPABILITIES,
+  SERVER_MORE_RESULTS_EXISTS,
   SERVER_STATUS_AUTOCOMMIT,
   SERVER_STATUS_NO_BACKSLASH_ESCAPES,
 } from '../protocol/constants.js';
-import { buildEof, buildErr, buildOk, type ErrPacket } from '../protocol/generic-response.js';
+import { BufferReader } from '../protocol/buffer-reader.js';
+import { buildEof, buildErr, buildOk, parseEof, parseErr, parseOk, type ErrPacket } from '../protocol/generic-response.js';
 import {
   buildHandshakeV10,
   buildSslRequest,
@@ -72,6 +77,7 @@ import {
 } from '../protocol/handshake.js';
 import { encodePacket, PacketReader, type Packet } from '../protocol/packet.js';
 import { parseExecute, prepareOkPayloads, statementIdOf } from '../protocol/prepared-statement.js';
+import { parseColumnDefinition, parseTextRow } from '../protocol/result-set.js';
 import { InfileScanner, ResponseTracker, TrackerState } from '../protocol/response-tracker.js';
 import { LocalAuthenticator, type AuthStep } from './local-auth.js';
 import { encodeLocalReplies } from './local-reply.js';
@@ -116,6 +122,119 @@ const STANDALONE_CAPABILITIES =
   CLIENT_CONNECT_ATTRS |
   CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA |
   CLIENT_DEPRECATE_EOF;
+
+/** A text result set the upstream returned to a statement the proxy sent on its own behalf. */
+export interface UpstreamQueryResult {
+  columns: string[];
+  rows: (string | null)[][];
+}
+
+/** An ERR the upstream answered to a statement the proxy sent on its own behalf. */
+export class UpstreamQueryError extends Error {
+  constructor(
+    readonly errno: number,
+    readonly sqlState: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamQueryError';
+  }
+}
+
+/**
+ * Collects the response to one COM_QUERY the proxy sent upstream itself: text result sets
+ * (column count, column definitions, EOF unless CLIENT_DEPRECATE_EOF, rows, EOF/OK), OK or
+ * ERR, following SERVER_MORE_RESULTS_EXISTS to the end. Keeps the first result set that has
+ * columns. Pure packet handling; the session feeds it and writes what it asks to write.
+ */
+class UpstreamQueryCollector {
+  private readonly reader = new PacketReader(MAX_COMMAND_PAYLOAD);
+  private state: 'first' | 'columns' | 'columnsEof' | 'rows' | 'infile' | 'done' = 'first';
+  private columnsLeft = 0;
+  private current: UpstreamQueryResult | null = null;
+  private result: UpstreamQueryResult | null = null;
+  private error: Error | null = null;
+
+  constructor(
+    private readonly capabilities: number,
+    readonly resolve: (r: UpstreamQueryResult) => void,
+    readonly reject: (e: Error) => void,
+  ) {}
+
+  /**
+   * Feeds upstream bytes. Returns the bytes that follow the end of the response (normally
+   * none) once it is complete, else null. `reply` sends a packet back (LOCAL INFILE refusal).
+   */
+  feed(chunk: Buffer, reply: (packet: Buffer) => void): Buffer | null {
+    this.reader.push(chunk);
+    let p: Packet | null;
+    while (this.state !== 'done' && (p = this.reader.next())) this.packet(p, reply);
+    if (this.state !== 'done') return null;
+    if (this.error) this.reject(this.error);
+    else this.resolve(this.result ?? { columns: [], rows: [] });
+    return this.reader.drain();
+  }
+
+  private packet(p: Packet, reply: (packet: Buffer) => void): void {
+    const pl = p.payload;
+    switch (this.state) {
+      case 'first':
+      case 'infile': {
+        if (pl[0] === ERR_HEADER) {
+          const e = parseErr(pl);
+          this.error ??= new UpstreamQueryError(e.errno, e.sqlState, e.message);
+          this.state = 'done';
+        } else if (pl[0] === OK_HEADER) {
+          this.endOfResult(parseOk(pl, this.capabilities).statusFlags);
+        } else if (pl[0] === LOCAL_INFILE_HEADER && this.state === 'first') {
+          // The proxy has no file to send: an empty packet ends the exchange; the FE answers OK/ERR.
+          this.error ??= new Error('the upstream asked for a LOCAL INFILE file');
+          reply(encodePacket(Buffer.alloc(0), (p.lastSeq + 1) & 0xff));
+          this.state = 'infile';
+        } else {
+          const n = new BufferReader(pl).lenenc();
+          if (n === null || n <= 0) throw new Error(`unexpected packet 0x${(pl[0] ?? 0).toString(16)} at the start of an upstream response`);
+          this.current = { columns: [], rows: [] };
+          this.columnsLeft = n;
+          this.state = 'columns';
+        }
+        return;
+      }
+      case 'columns':
+        this.current!.columns.push(parseColumnDefinition(pl).name);
+        if (--this.columnsLeft === 0) this.state = this.capabilities & CLIENT_DEPRECATE_EOF ? 'rows' : 'columnsEof';
+        return;
+      case 'columnsEof':
+        parseEof(pl);
+        this.state = 'rows';
+        return;
+      case 'rows': {
+        if (pl[0] === ERR_HEADER) {
+          const e = parseErr(pl);
+          this.error ??= new UpstreamQueryError(e.errno, e.sqlState, e.message);
+          this.state = 'done';
+          return;
+        }
+        const deprecateEof = (this.capabilities & CLIENT_DEPRECATE_EOF) !== 0;
+        if (pl[0] === EOF_HEADER && (deprecateEof ? pl.length < MAX_PACKET_PAYLOAD : pl.length < 9)) {
+          const flags = deprecateEof ? parseOk(pl, this.capabilities).statusFlags : parseEof(pl).statusFlags;
+          if (!this.result) this.result = this.current;
+          this.current = null;
+          this.endOfResult(flags);
+          return;
+        }
+        this.current!.rows.push(parseTextRow(pl, this.current!.columns.length));
+        return;
+      }
+      case 'done':
+        return;
+    }
+  }
+
+  private endOfResult(statusFlags: number): void {
+    this.state = statusFlags & SERVER_MORE_RESULTS_EXISTS ? 'first' : 'done';
+  }
+}
 
 export interface ProxyStats {
   startedAt: number;
@@ -215,6 +334,8 @@ export class Session implements SessionView {
   private upstreamPausedByClient = false;
   private clientPausedByUpstream = false;
   private clientPausedByQueue = false;
+  /** A statement the proxy itself runs on the upstream connection (queryUpstream). */
+  private upstreamQuery: UpstreamQueryCollector | null = null;
 
   constructor(
     socket: Socket,
@@ -245,7 +366,7 @@ export class Session implements SessionView {
 
   /** True while a command is in flight (relayed response or local statement). */
   private get busy(): boolean {
-    return this.tracker.busy || this.localRunning !== null;
+    return this.tracker.busy || this.localRunning !== null || this.upstreamQuery !== null;
   }
 
   private attachClient(s: Socket | TLSSocket): void {
@@ -284,6 +405,11 @@ export class Session implements SessionView {
     this.deps.registry.remove(this);
     this.localRunning?.abort(new Error(reason));
     this.tracker.abort();
+    if (this.upstreamQuery) {
+      const q = this.upstreamQuery;
+      this.upstreamQuery = null;
+      q.reject(new Error(`connection closed while querying the upstream (${reason})`));
+    }
     if (this.upstream) {
       this.upstream.removeListener('close', this.onUpstreamClose);
       this.upstream.destroy();
@@ -336,7 +462,8 @@ export class Session implements SessionView {
 
   private readonly onUpstreamData = (chunk: Buffer): void => {
     if (this.phase === 'command') {
-      this.relayUpstream(chunk);
+      if (this.upstreamQuery) this.collectUpstream(chunk);
+      else this.relayUpstream(chunk);
       return;
     }
     if (this.phase === 'closed') return;
@@ -853,6 +980,44 @@ export class Session implements SessionView {
         this.pump();
       })
       .catch((e: unknown) => this.protocolFailure(e, 'local reply'));
+  }
+
+  /**
+   * Runs one statement on this session's upstream connection, as the authenticated user, and
+   * returns its text result set (an ERR rejects with an UpstreamQueryError). Only while this
+   * session runs a local statement: the upstream connection is idle then and the client waits
+   * for our reply, so the response is collected here and never reaches the client; the
+   * client's sequence ids and the status flags it sees are untouched.
+   */
+  queryUpstream(sql: string): Promise<UpstreamQueryResult> {
+    if (this.standalone || !this.upstream) return Promise.reject(new Error('no upstream connection (standalone mode)'));
+    if (this.phase !== 'command') return Promise.reject(new Error('the connection is not in the command phase'));
+    if (this.localRunning === null) return Promise.reject(new Error('queryUpstream is only possible while the session runs a local statement'));
+    if (this.tracker.busy || this.upstreamQuery !== null || this.infileActive) return Promise.reject(new Error('the upstream connection is busy'));
+    // The capabilities negotiated on the upstream leg: the client's, within what the FE offered.
+    const upstreamCaps = (this.capabilities & this.upstreamOffered) >>> 0;
+    return new Promise<UpstreamQueryResult>((resolve, reject) => {
+      this.upstreamQuery = new UpstreamQueryCollector(upstreamCaps, resolve, reject);
+      this.writeUpstream(encodePacket(Buffer.concat([Buffer.of(COM_QUERY), Buffer.from(sql, 'utf8')]), 0));
+    });
+  }
+
+  private collectUpstream(chunk: Buffer): void {
+    const q = this.upstreamQuery!;
+    let rest: Buffer | null;
+    try {
+      rest = q.feed(chunk, (packet) => this.writeUpstream(packet));
+    } catch (e) {
+      this.upstreamQuery = null;
+      q.reject(e instanceof Error ? e : new Error(String(e)));
+      this.protocolFailure(e, 'upstream query');
+      return;
+    }
+    if (rest === null) return;
+    this.upstreamQuery = null;
+    // Nothing should follow the response (no command is in flight); relay whatever does.
+    if (rest.length > 0) this.relayUpstream(rest);
+    this.pump();
   }
 
   private writeLocal(replies: readonly LocalReply[], binary = false): void {
