@@ -88,6 +88,11 @@ interface Case {
    * them): the expected rows are then those Java reads after its own full compaction.
    */
   invisibleLevel0?: boolean;
+  /**
+   * Java's writer may already have compacted everything (first-row tables compact eagerly):
+   * then nothing to do is a correct answer if Java's own full compaction also changes nothing.
+   */
+  mayBeCompacted?: boolean;
 }
 
 const dtOf = (k: number): string => (k % 3 === 0 ? '2024-01-02' : '2024-01-01');
@@ -226,6 +231,12 @@ for (const cs of CASES.filter((c) => !only || only.includes(c.name))) {
       const ex = executorFor(wh, [compact]);
       const row = firstRow(await callNamed(ex, 'compact', { table: 'db.t' }));
       assert.equal(row.result, true);
+      if (row.snapshot_id === null && cs.mayBeCompacted) {
+        const theirs = liveFiles((await peer.dump(copy, 'db', 't')) as unknown as JsonObj);
+        assert.deepEqual(levelHistogram(theirs), levelHistogram(beforeFiles), "Java's compaction also found nothing to do");
+        assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), beforeRows);
+        return;
+      }
       assert.notEqual(row.snapshot_id, null, `nothing committed: ${String(row.message)}`);
       // Java's writer may have committed its own COMPACT snapshots too: pin = the latest.
       assert.equal(row.pinned_snapshot_id, latestBefore);
