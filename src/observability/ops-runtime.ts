@@ -18,7 +18,8 @@ import { setupMetrics, startMetricsServer, type ProxyMetrics } from './metrics.j
 import { createOpsHooks, DEFAULT_HEAVY_PROCEDURES } from './ops-hooks.js';
 import { FeRefresher } from '../fe-refresh.js';
 import { GrantCache } from '../security/grant-cache.js';
-import { ConfigGrantSource, UpstreamGrantSource, type GrantSource, type UpstreamQuery } from '../security/grant-source.js';
+import { ConfigGrantSource, UpstreamGrantSource, type GrantSource, type GrantSubject, type UpstreamQuery } from '../security/grant-source.js';
+import type { UserGrants } from '../security/privileges.js';
 import { mask, registerSecretsFrom } from '../security/masking.js';
 import { TableLockManager } from '../../procedures/concurrency/table-lock.js';
 import { HeavyJobLimiter } from '../../procedures/concurrency/heavy-job-limiter.js';
@@ -99,12 +100,24 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
   );
 
   let grants: GrantSource | undefined;
+  /**
+   * Grants read when an `async => true` CALL was submitted, for its job: the job runs after the
+   * CALL has returned, when the caller's upstream session is no longer ours to use (or is gone).
+   * Keyed by the CallerInfo object the job runs with.
+   */
+  const pinnedGrants = new WeakMap<GrantSubject, UserGrants>();
   if (!config.security.check_privileges) {
     notes.push('privilege checks are disabled (security.check_privileges: false): every user may run every procedure');
   } else if (!config.upstream) {
     grants = new ConfigGrantSource(opts.localUsers ?? []);
   } else if (opts.upstreamQuery) {
-    grants = new UpstreamGrantSource(opts.upstreamQuery, new GrantCache({ ttlMs: config.security.grant_cache_ttl_ms }));
+    const upstreamGrants = new UpstreamGrantSource(opts.upstreamQuery, new GrantCache({ ttlMs: config.security.grant_cache_ttl_ms }));
+    grants = {
+      grantsFor: (subject) => {
+        const pinned = pinnedGrants.get(subject);
+        return pinned ? Promise.resolve(pinned) : upstreamGrants.grantsFor(subject);
+      },
+    };
   } else {
     notes.push('privilege checks are not possible: the session layer offers no upstream query for SHOW GRANTS; every user may run every procedure');
   }
@@ -184,7 +197,11 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
     metricsPort: metricsServer?.port ?? null,
     startupNotes: notes,
     isAsync: (req) => isAsyncCall(req.args),
-    submitAsync: (runner, req, caller) => submitAsyncCall(jobs, runner, req, caller, { heavy: DEFAULT_HEAVY_PROCEDURES.has(req.procedure.toLowerCase()) }),
+    submitAsync: async (runner, req, caller) => {
+      // With an upstream, read the grants now, on the caller's session, while it runs this CALL.
+      if (grants && opts.upstreamQuery && config.upstream) pinnedGrants.set(caller, await grants.grantsFor(caller));
+      return submitAsyncCall(jobs, runner, req, caller, { heavy: DEFAULT_HEAVY_PROCEDURES.has(req.procedure.toLowerCase()) });
+    },
     async close() {
       await jobs.close();
       await refresher?.close();

@@ -67,6 +67,41 @@ describe('relay: privileges from SHOW GRANTS on the caller\'s own upstream sessi
       ...(deprecateEof ? {} : { flags: ['-DEPRECATE_EOF'] }),
     });
 
+  /** Submits an async CALL and waits for its job to end; returns the job_status row. */
+  async function runAsync(c: mysql.Connection): Promise<Record<string, unknown>> {
+    const [sets] = await c.query(CALL.replace('dry_run => true)', 'dry_run => true, async => true)'));
+    const id = String((sets as Record<string, unknown>[][])[0]![0]!.job_id);
+    assert.match(id, /^job-[0-9a-f]{12}$/);
+    let row: Record<string, unknown> = {};
+    for (let i = 0; i < 300; i++) {
+      const [r] = await c.query(`CALL paimon.sys.job_status('${id}')`);
+      row = (r as Record<string, unknown>[][])[0]![0]!;
+      if (row.state === 'succeeded' || row.state === 'failed') break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    return row;
+  }
+
+  test('async => true: the job is checked with the grants read on the submitting session', async () => {
+    const viewer = await connectAs(selectUser, true);
+    const maint = await connectAs(alterUser, true);
+    try {
+      const denied = await runAsync(viewer);
+      assert.equal(denied.state, 'failed', JSON.stringify(denied));
+      assert.equal(denied.errno, 1142, JSON.stringify(denied));
+      assert.match(String(denied.error_message), /ALTER/);
+      const ok = await runAsync(maint);
+      assert.equal(ok.state, 'succeeded', JSON.stringify(ok));
+      for (const c of [viewer, maint]) {
+        const [rows] = await c.query('SELECT 2 AS two');
+        assert.deepEqual(rows, [{ two: 2 }]);
+      }
+    } finally {
+      await viewer.end();
+      await maint.end();
+    }
+  });
+
   for (const deprecateEof of [true, false]) {
     const label = deprecateEof ? 'with' : 'without';
 
