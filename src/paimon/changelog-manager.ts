@@ -3,9 +3,8 @@
  * with EARLIEST/LATEST hints. Written by snapshot expiry when changelog retention is decoupled
  * from snapshot retention; each file has the snapshot's JSON shape (`Changelog extends Snapshot`).
  */
-import { branchPath, normalizeBranch } from './branch.js';
+import { BranchScopedManager } from './branch-scoped-manager.js';
 import { PaimonError, isPaimonError } from './errors.js';
-import type { FileIO } from './file-io.js';
 import { EARLIEST, LATEST, commitHint, deleteHint, findEarliest, findLatest, listVersionedFileStatus } from './hint-file.js';
 import { join } from './path.js';
 import { parseSnapshot, snapshotToJson, type Snapshot } from './snapshot.js';
@@ -15,23 +14,13 @@ export const CHANGELOG_PREFIX = 'changelog-';
 /** A long-lived changelog has exactly the snapshot's fields. */
 export type Changelog = Snapshot;
 
-export class ChangelogManager {
-  readonly branch: string;
-
-  constructor(
-    readonly fileIO: FileIO,
-    readonly tablePath: string,
-    branch?: string | null,
-  ) {
-    this.branch = normalizeBranch(branch);
-  }
-
+export class ChangelogManager extends BranchScopedManager {
   copyWithBranch(branch: string): ChangelogManager {
     return new ChangelogManager(this.fileIO, this.tablePath, branch);
   }
 
   changelogDirectory(): string {
-    return join(branchPath(this.tablePath, this.branch), 'changelog');
+    return this.branchDirectory('changelog');
   }
 
   longLivedChangelogPath(id: number): string {

@@ -3,9 +3,8 @@
  * `<branch path>/consumer/consumer-<id>` holding `{ "nextSnapshot" : N }` — the next snapshot
  * the consumer will read. Snapshot expiry keeps every snapshot >= the minimum nextSnapshot.
  */
-import { branchPath, normalizeBranch } from './branch.js';
+import { BranchScopedManager } from './branch-scoped-manager.js';
 import { PaimonError, isPaimonError } from './errors.js';
-import type { FileIO } from './file-io.js';
 import { listOriginalVersionedFiles } from './hint-file.js';
 import { JsonReader, orderedObject, parseJson, toJsonPretty } from './json.js';
 import { join } from './path.js';
@@ -37,23 +36,13 @@ export interface ConsumerEntry {
   modificationTime: number;
 }
 
-export class ConsumerManager {
-  readonly branch: string;
-
-  constructor(
-    readonly fileIO: FileIO,
-    readonly tablePath: string,
-    branch?: string | null,
-  ) {
-    this.branch = normalizeBranch(branch);
-  }
-
+export class ConsumerManager extends BranchScopedManager {
   copyWithBranch(branch: string): ConsumerManager {
     return new ConsumerManager(this.fileIO, this.tablePath, branch);
   }
 
   consumerDirectory(): string {
-    return join(branchPath(this.tablePath, this.branch), 'consumer');
+    return this.branchDirectory('consumer');
   }
 
   consumerPath(id: string): string {

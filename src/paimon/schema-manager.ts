@@ -3,32 +3,21 @@
  * New schema files are created with create-if-absent (`tryToWriteAtomic` in Java), because
  * data files refer to schema ids forever; old schemas are never rewritten.
  */
-import { branchPath, normalizeBranch } from './branch.js';
+import { BranchScopedManager } from './branch-scoped-manager.js';
 import { PaimonError, isPaimonError } from './errors.js';
-import type { FileIO } from './file-io.js';
 import { listVersionedFileStatus } from './hint-file.js';
 import { join } from './path.js';
 import { createTableSchema, parseTableSchema, tableSchemaToJson, type NewSchema, type TableSchema } from './table-schema.js';
 
 export const SCHEMA_PREFIX = 'schema-';
 
-export class SchemaManager {
-  readonly branch: string;
-
-  constructor(
-    readonly fileIO: FileIO,
-    readonly tablePath: string,
-    branch?: string | null,
-  ) {
-    this.branch = normalizeBranch(branch);
-  }
-
+export class SchemaManager extends BranchScopedManager {
   copyWithBranch(branch: string): SchemaManager {
     return new SchemaManager(this.fileIO, this.tablePath, branch);
   }
 
   schemaDirectory(): string {
-    return join(branchPath(this.tablePath, this.branch), 'schema');
+    return this.branchDirectory('schema');
   }
 
   schemaPath(id: number): string {

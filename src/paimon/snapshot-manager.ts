@@ -3,9 +3,8 @@
  * plus the EARLIEST/LATEST hints. Lookup follows Java (hint, then listing); commit publishes
  * `snapshot-N` with create-if-absent and then makes LATEST exact, because pypaimon trusts it.
  */
-import { branchPath, normalizeBranch } from './branch.js';
+import { BranchScopedManager } from './branch-scoped-manager.js';
 import { PaimonError, isPaimonError } from './errors.js';
-import type { FileIO } from './file-io.js';
 import {
   EARLIEST,
   LATEST,
@@ -30,31 +29,17 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-export class SnapshotManager {
-  readonly branch: string;
-
-  constructor(
-    readonly fileIO: FileIO,
-    readonly tablePath: string,
-    branch?: string | null,
-  ) {
-    this.branch = normalizeBranch(branch);
-  }
-
+export class SnapshotManager extends BranchScopedManager {
   copyWithBranch(branch: string): SnapshotManager {
     return new SnapshotManager(this.fileIO, this.tablePath, branch);
   }
 
   snapshotDirectory(): string {
-    return join(branchPath(this.tablePath, this.branch), 'snapshot');
+    return this.branchDirectory('snapshot');
   }
 
   snapshotPath(id: number): string {
     return join(this.snapshotDirectory(), SNAPSHOT_PREFIX + id);
-  }
-
-  private where(): string {
-    return this.branch === 'main' ? this.tablePath : `${this.tablePath} (branch ${this.branch})`;
   }
 
   /** The snapshot, or null when its file does not exist. */

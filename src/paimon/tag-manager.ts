@@ -7,9 +7,8 @@
  * manifest reading and belongs to the procedure layer (`deleteTag` reports whether the tagged
  * snapshot still exists, i.e. whether such a cleanup is needed).
  */
-import { branchPath, normalizeBranch } from './branch.js';
+import { BranchScopedManager } from './branch-scoped-manager.js';
 import { PaimonError, isPaimonError } from './errors.js';
-import type { FileIO } from './file-io.js';
 import { listOriginalVersionedFiles } from './hint-file.js';
 import { join } from './path.js';
 import type { Snapshot } from './snapshot.js';
@@ -40,31 +39,17 @@ export function validateTagName(name: string): void {
   }
 }
 
-export class TagManager {
-  readonly branch: string;
-
-  constructor(
-    readonly fileIO: FileIO,
-    readonly tablePath: string,
-    branch?: string | null,
-  ) {
-    this.branch = normalizeBranch(branch);
-  }
-
+export class TagManager extends BranchScopedManager {
   copyWithBranch(branch: string): TagManager {
     return new TagManager(this.fileIO, this.tablePath, branch);
   }
 
   tagDirectory(): string {
-    return join(branchPath(this.tablePath, this.branch), 'tag');
+    return this.branchDirectory('tag');
   }
 
   tagPath(name: string): string {
     return join(this.tagDirectory(), TAG_PREFIX + name);
-  }
-
-  private where(): string {
-    return this.branch === 'main' ? this.tablePath : `${this.tablePath} (branch ${this.branch})`;
   }
 
   async tagExists(name: string): Promise<boolean> {
