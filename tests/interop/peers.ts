@@ -586,9 +586,9 @@ export class PaimonJava {
     this.opens = envOr('JAVA_OPENS', DEFAULT_JAVA_OPENS).split(/\s+/).filter((x) => x.length > 0);
   }
 
-  private argv(args: string[]): string[] {
+  private argv(args: string[], mainClass = 'PaimonTool'): string[] {
     const quick = this.quickStart ? ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xshare:auto'] : [];
-    return [...this.opens, ...quick, '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', this.classPath, 'PaimonTool', ...args];
+    return [...this.opens, ...quick, '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', this.classPath, mainClass, ...args];
   }
 
   private ensureBuilt(): void {
@@ -613,9 +613,14 @@ export class PaimonJava {
   }
 
   /** Runs one PaimonTool command. */
-  async run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+    return this.runMain('PaimonTool', args, opts);
+  }
+
+  /** Runs another peer program of tests/interop/java (a class with its own main, compiled with PaimonTool). */
+  async runMain(mainClass: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
     this.ensureBuilt();
-    return runProcess(this.javaBin, this.argv(args), `PaimonTool ${this.fullVersion} ${args.join(' ')}`, {
+    return runProcess(this.javaBin, this.argv(args, mainClass), `${mainClass} ${this.fullVersion} ${args.join(' ')}`, {
       ...opts,
       env: this.catalogEnv(opts.env),
     });

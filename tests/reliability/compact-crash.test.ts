@@ -1,7 +1,8 @@
 /**
- * Crash safety of compact: the procedure runs in a child process (compact-crash-runner.ts) that
+ * Crash safety of compact: the procedure runs in a child process (crash-runner.ts) that
  * SIGKILLs itself right before its N-th mutating storage call, for N spread over the whole run
- * (data files, manifests, snapshot, LATEST hint). After every kill:
+ * (data files, manifests, snapshot, LATEST hint), and is also SIGKILLed at wall-clock offsets taken
+ * as fractions of how long an uninterrupted compaction took on this machine. After every kill:
  *  - Paimon Java's `check` reads every snapshot (no referenced file is missing);
  *  - Paimon Java reads exactly the rows it read before (whether or not the commit landed);
  *  - no file that existed before is gone (only new, unreferenced files may be left: orphans);
@@ -21,13 +22,14 @@ after(async () => {
   await closeDataEngine();
 });
 
-const RUNNER = resolve(import.meta.dirname, 'compact-crash-runner.ts');
+const RUNNER = resolve(import.meta.dirname, 'crash-runner.ts');
 
 interface RunResult {
   killed: boolean;
   mutations: number;
   ok: boolean;
   error: string | null;
+  elapsedMs: number;
 }
 
 function run(wh: string, killAt?: number, killAfterMs?: number): Promise<RunResult> {
@@ -35,9 +37,9 @@ function run(wh: string, killAt?: number, killAfterMs?: number): Promise<RunResu
     const argv = ['--import', 'tsx', RUNNER, wh, 'compact', JSON.stringify({ table: 'db.t' }), ...(killAt === undefined ? [] : [String(killAt)])];
     const child = execFile(process.execPath, argv, { timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (timer) clearTimeout(timer);
-      if (err && (err as { signal?: string }).signal === 'SIGKILL') return done({ killed: true, mutations: killAt ?? -1, ok: false, error: null });
+      if (err && (err as { signal?: string }).signal === 'SIGKILL') return done({ killed: true, mutations: killAt ?? -1, ok: false, error: null, elapsedMs: -1 });
       try {
-        const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { mutations: number; ok: boolean; error: string | null };
+        const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { mutations: number; ok: boolean; error: string | null; elapsedMs: number };
         done({ killed: false, ...r });
       } catch {
         fail(new Error(`runner failed: ${err?.message ?? ''} ${stderr.slice(-2000)}`));
@@ -45,7 +47,14 @@ function run(wh: string, killAt?: number, killAfterMs?: number): Promise<RunResu
     });
     // Wall-clock kills land anywhere, including while data files are written (local data files
     // are moved into place by publishLocalFile directly, outside the FileIO hook the mutation counter sees).
-    const timer = killAfterMs === undefined ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    // The clock starts when the runner says the procedure has started (not at process start, whose
+    // cost varies from machine to machine).
+    let timer: NodeJS.Timeout | null = null;
+    if (killAfterMs !== undefined) {
+      child.stderr?.on('data', (chunk: Buffer | string) => {
+        if (timer === null && String(chunk).includes('started')) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      });
+    }
   });
 }
 
@@ -57,6 +66,7 @@ describe('compact survives SIGKILL at any storage step', () => {
   let origin: string;
   let rows: string[];
   let total: number;
+  let elapsedMs: number;
 
   before(async () => {
     origin = tempWarehouse('compact-crash');
@@ -78,12 +88,13 @@ describe('compact survives SIGKILL at any storage step', () => {
     const r = await run(probe);
     assert.ok(r.ok, `uninterrupted run failed: ${r.error}`);
     total = r.mutations;
+    elapsedMs = r.elapsedMs;
     assert.ok(total >= 4, `expected several storage steps, got ${total}`);
     assert.deepEqual(canon(await peer.read(probe, 'db', 't')), rows);
   });
 
   test('every kill point leaves a readable, unchanged table with only orphans added; a rerun completes', async () => {
-    const timed = [1500, 2500, 3500, 5000];
+    const timed = [0.15, 0.35, 0.55, 0.75].map((f) => Math.max(1, Math.round(f * elapsedMs)));
     const points = [...new Set([1, 2, 3, Math.round(total / 3), Math.round(total / 2), Math.round((2 * total) / 3), total - 2, total - 1, total])]
       .filter((p) => p >= 1 && p <= total)
       .sort((a, b) => a - b);
@@ -108,6 +119,6 @@ describe('compact survives SIGKILL at any storage step', () => {
       assert.ok(again.ok, `rerun after kill at ${p}: ${again.error}`);
       assert.deepEqual(canon(await peer.read(wh, 'db', 't')), rows, `rows after rerun (kill at ${p})`);
     }
-    assert.ok(timedKills >= 1, 'at least one wall-clock kill hit a running compaction');
+    assert.ok(timedKills >= 1, `at least one wall-clock kill (at ${timed.join(', ')} ms of a ${elapsedMs} ms compaction) hit it`);
   });
 });

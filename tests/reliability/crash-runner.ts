@@ -2,7 +2,9 @@
  * Runs one maintenance procedure in its own process over a filesystem catalog and SIGKILLs
  * itself right before its N-th mutating storage call (write, create, delete, rename), so the
  * crash tests can stop a procedure at every kind of step. Without a kill point it runs to the
- * end and prints `{"mutations": <count>, "ok": ..., "row": ...}`.
+ * end and prints `{"mutations": <count>, "ok": ..., "row": ..., "elapsedMs": ...}`. It writes `started` on
+ * stderr right before the procedure begins, so a caller can also kill it at a wall-clock offset from
+ * that moment (elapsedMs of an uninterrupted run says how long the procedure itself takes).
  *
  *   node --import tsx tests/reliability/crash-runner.ts <warehouse> <procedure> <args-json> [killAt]
  */
@@ -17,6 +19,7 @@ import { expireSnapshots } from '../../procedures/expire-snapshots.js';
 import { removeOrphanFiles } from '../../procedures/remove-orphan-files.js';
 import { rollback, rollbackTo } from '../../procedures/rollback-to.js';
 import { rollbackToAsLatest } from '../../procedures/rollback-to-as-latest.js';
+import { compact } from '../../procedures/compact.js';
 
 const MUTATING = new Set(['writeFile', 'tryCreateAtomic', 'writeStream', 'delete', 'deleteMany', 'deleteDirectory', 'rename', 'copyFile', 'mkdirs']);
 
@@ -39,10 +42,10 @@ const fileIO = new Proxy(base, {
 }) as FileIO;
 
 const executor = new ProcedureExecutor({
-  registry: new ProcedureRegistry([expireSnapshots, removeOrphanFiles, rollbackTo, rollback, rollbackToAsLatest]),
+  registry: new ProcedureRegistry([expireSnapshots, removeOrphanFiles, rollbackTo, rollback, rollbackToAsLatest, compact]),
   catalogs: new CatalogSet([new FileSystemProcedureCatalog('paimon', warehouse, fileIO)]),
   // one delete at a time, so that a kill point is one well-defined step
-  limits: configSchema.parse({ procedures: { delete_concurrency: 1 } }).procedures,
+  limits: configSchema.parse({ procedures: { delete_concurrency: 1, compact_concurrency: 1 } }).procedures,
 });
 const args = JSON.parse(argsJson) as Record<string, string | number | boolean>;
 const callArgs: CallArgument[] = Object.entries(args).map(([name, value], i) => ({
@@ -55,6 +58,8 @@ const callArgs: CallArgument[] = Object.entries(args).map(([name, value], i) => 
         ? { kind: 'boolean', value }
         : { kind: 'integer', value: BigInt(value), text: String(value) },
 }));
+process.stderr.write('started\n');
+const startedAt = performance.now();
 const outcome = await executor.run(
   { catalog: 'paimon', procedure, args: callArgs, statement: `CALL paimon.sys.${procedure}(...)` },
   { user: 'root', connectionId: 1, clientAddress: '127.0.0.1:1', currentDatabase: null },
@@ -62,7 +67,7 @@ const outcome = await executor.run(
 );
 const row = outcome.ok ? outcome.result.rows[0] : null;
 process.stdout.write(
-  JSON.stringify({ mutations, ok: outcome.ok, error: outcome.ok ? null : `${outcome.error.code}: ${outcome.error.message}`, row }, (_k, v: unknown) =>
+  JSON.stringify({ mutations, ok: outcome.ok, error: outcome.ok ? null : `${outcome.error.code}: ${outcome.error.message}`, row, elapsedMs: Math.round(performance.now() - startedAt) }, (_k, v: unknown) =>
     typeof v === 'bigint' ? v.toString() : v,
   ) + '\n',
 );

@@ -36,11 +36,12 @@ paimon_java_install() {
       fi
       echo "$want" > "$lib/.stamp"
     fi
-    want=$(_paimon_java_hash "$PAIMON_JAVA_DIR/PaimonTool.java" "$lib/.stamp")
+    # Every *.java beside PaimonTool.java is one peer program (its own main class), compiled together.
+    want=$(_paimon_java_hash "$PAIMON_JAVA_DIR"/*.java "$lib/.stamp")
     if [ "$(cat "$classes/.stamp" 2>/dev/null)" != "$want" ]; then
       rm -rf "$classes"; mkdir -p "$classes"
-      javac -nowarn -encoding UTF-8 -cp "$lib/*" -d "$classes" "$PAIMON_JAVA_DIR/PaimonTool.java" 2>&1 | grep -v '^Note:' >&2 || true
-      [ -f "$classes/PaimonTool.class" ] || { echo "paimon-java: compiling PaimonTool.java against Paimon $v failed" >&2; return 1; }
+      javac -nowarn -encoding UTF-8 -cp "$lib/*" -d "$classes" "$PAIMON_JAVA_DIR"/*.java 2>&1 | grep -v '^Note:' >&2 || true
+      [ -f "$classes/PaimonTool.class" ] || { echo "paimon-java: compiling the Java peer programs against Paimon $v failed" >&2; return 1; }
       echo "$want" > "$classes/.stamp"
     fi
   done
