@@ -28,7 +28,7 @@ export interface ProxyServerOptions {
 
 export class ProxyServer {
   readonly registry = new SessionRegistry();
-  readonly stats: ProxyStats = { startedAt: Date.now(), questions: 0, connectionsAccepted: 0 };
+  readonly stats: ProxyStats = { startedAt: Date.now(), questions: 0, connectionsAccepted: 0, forwarded: 0, bytesUpstream: 0, bytesDownstream: 0 };
   private server: Server | null = null;
   private readonly sessions = new Set<Session>();
   private nextLocalId: number;

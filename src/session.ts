@@ -240,6 +240,12 @@ export interface ProxyStats {
   startedAt: number;
   questions: number;
   connectionsAccepted: number;
+  /** Client commands forwarded upstream (COM_QUIT included; commands the proxy answers itself excluded). */
+  forwarded: number;
+  /** Client->FE bytes relayed, connection phase included (bytes the proxy sends on its own behalf excluded). */
+  bytesUpstream: number;
+  /** FE->client bytes relayed, connection phase included. */
+  bytesDownstream: number;
 }
 
 /** Sessions by the connection id their client sees, for KILL of local statements. */
@@ -482,7 +488,7 @@ export class Session implements SessionView {
       else if (this.phase === 'auth') this.relayUpstreamAuth(p);
       else {
         // The FE spoke while waiting for the client (e.g. a handshake timeout ERR): pass it on.
-        this.client.write(p.raw);
+        this.relayToClient(p.raw);
         if (p.payload[0] === ERR_HEADER) this.close('upstream refused', true);
       }
     }
@@ -495,7 +501,7 @@ export class Session implements SessionView {
   private relayGreeting(p: Packet): void {
     if (p.payload[0] === ERR_HEADER) {
       // e.g. too many connections, host blocked: the client gets the FE's own error
-      this.client.write(p.raw);
+      this.relayToClient(p.raw);
       this.close('upstream refused connection', true);
       return;
     }
@@ -508,7 +514,7 @@ export class Session implements SessionView {
     this.upstreamOffered = g.capabilities;
     // Keep the FE's connection id and scramble: the client's answer is checked by the FE itself.
     const edited = editGreetingCapabilities(p.payload, this.offered, true);
-    this.client.write(encodePacket(edited, p.seq));
+    this.relayToClient(encodePacket(edited, p.seq));
     this.phase = 'response';
   }
 
@@ -539,7 +545,7 @@ export class Session implements SessionView {
       } else if (this.standalone) {
         this.standaloneAuthReply(p);
       } else {
-        this.writeUpstream(encodePacket(p.payload, (p.seq - this.seqDelta) & 0xff));
+        this.relayToUpstream(encodePacket(p.payload, (p.seq - this.seqDelta) & 0xff));
       }
     }
     if (this.phase === 'command') this.pump();
@@ -610,7 +616,7 @@ export class Session implements SessionView {
       // A plain upstream leg: no SSL bit, and its HandshakeResponse is seq 1.
       this.seqDelta = (p.seq - 1) & 0xff;
       this.phase = 'auth';
-      this.writeUpstream(encodePacket(editHandshakeResponse(p.payload, forwardedCaps), 1));
+      this.relayToUpstream(encodePacket(editHandshakeResponse(p.payload, forwardedCaps), 1));
       return;
     }
     // A TLS upstream leg: our SSLRequest (seq 1), the TLS handshake, then the response (seq 2).
@@ -640,7 +646,7 @@ export class Session implements SessionView {
         secure.on('error', this.onUpstreamError);
         secure.on('close', this.onUpstreamClose);
         this.phase = 'auth';
-        this.writeUpstream(encodePacket(response, 2));
+        this.relayToUpstream(encodePacket(response, 2));
       },
       (e: Error) => {
         this.log.warn({ client: this.clientAddress }, e.message);
@@ -651,7 +657,7 @@ export class Session implements SessionView {
 
   private relayUpstreamAuth(p: Packet): void {
     const first = p.payload[0];
-    this.client.write(this.seqDelta === 0 ? p.raw : encodePacket(p.payload, (p.seq + this.seqDelta) & 0xff));
+    this.relayToClient(this.seqDelta === 0 ? p.raw : encodePacket(p.payload, (p.seq + this.seqDelta) & 0xff));
     if (first === OK_HEADER) {
       this.statusFlags = p.payload.length >= 7 ? this.okStatus(p.payload) : this.statusFlags;
       this.enterCommandPhase();
@@ -773,7 +779,7 @@ export class Session implements SessionView {
       }
       if (state === TrackerState.Auth) {
         // COM_CHANGE_USER's exchange: the client's auth replies go up as they are.
-        this.writeUpstream(chunk);
+        this.relayToUpstream(chunk);
         return;
       }
     }
@@ -788,11 +794,11 @@ export class Session implements SessionView {
     }
     const end = this.infileScanner.feed(chunk);
     if (end < 0) {
-      this.writeUpstream(chunk);
+      this.relayToUpstream(chunk);
       return;
     }
     this.infileActive = false;
-    this.writeUpstream(end === chunk.length ? chunk : chunk.subarray(0, end));
+    this.relayToUpstream(end === chunk.length ? chunk : chunk.subarray(0, end));
     this.tracker.infileDone();
     if (end < chunk.length) {
       this.clientReader.push(chunk.subarray(end));
@@ -883,14 +889,16 @@ export class Session implements SessionView {
         };
         break;
       case COM_QUIT:
-        this.writeUpstream(p.raw);
+        this.deps.stats.forwarded++;
+        this.relayToUpstream(p.raw);
         this.close('client quit', true);
         return;
       default:
         break;
     }
     const expectsResponse = this.tracker.begin(cmd);
-    this.writeUpstream(p.raw);
+    this.deps.stats.forwarded++;
+    this.relayToUpstream(p.raw);
     if (!expectsResponse) this.onUpstreamOk = null;
   }
 
@@ -916,6 +924,7 @@ export class Session implements SessionView {
   /** Relays one upstream chunk to the client as it is and tracks where the response ends. */
   private relayUpstream(chunk: Buffer): void {
     const end = this.tracker.feed(chunk);
+    this.deps.stats.bytesDownstream += chunk.length;
     if (!this.client.write(chunk) && !this.upstreamPausedByClient) {
       this.upstreamPausedByClient = true;
       this.upstream!.pause();
@@ -928,6 +937,18 @@ export class Session implements SessionView {
     this.upstreamPausedByClient = false;
     if (this.phase !== 'closed') this.upstream?.resume();
   };
+
+  /** Writes FE bytes of the connection phase to the client, counted as relayed. */
+  private relayToClient(buf: Buffer): void {
+    this.deps.stats.bytesDownstream += buf.length;
+    this.client.write(buf);
+  }
+
+  /** Writes client bytes to the FE, counted as relayed (writeUpstream: the proxy's own bytes). */
+  private relayToUpstream(buf: Buffer): void {
+    this.deps.stats.bytesUpstream += buf.length;
+    this.writeUpstream(buf);
+  }
 
   private writeUpstream(buf: Buffer): void {
     const up = this.upstream;

@@ -124,6 +124,35 @@ describe('relay: connection phase and control commands', () => {
     }
   });
 
+  test('ProxyStats counts forwarded commands and relayed bytes both ways, not what the proxy answers itself', async () => {
+    const p = await startTestProxy();
+    try {
+      const st = p.server.stats;
+      assert.deepEqual([st.forwarded, st.bytesUpstream, st.bytesDownstream], [0, 0, 0]);
+      const c = new RawClient();
+      await c.connect(p.address.port, mariadb().user, mariadb().password, 'proxytest');
+      // The connection phase is relayed too: the greeting and OK down, the handshake response up.
+      assert.ok(st.bytesUpstream > 0 && st.bytesDownstream > 0);
+      assert.equal(st.forwarded, 0);
+      let before = { ...st };
+      const query = Buffer.concat([Buffer.of(0x03), Buffer.from("SELECT REPEAT('x', 50000) AS big", 'utf8')]);
+      const response = await c.command(query);
+      assert.equal(st.forwarded - before.forwarded, 1);
+      assert.equal(st.bytesUpstream - before.bytesUpstream, 4 + query.length);
+      assert.equal(st.bytesDownstream - before.bytesDownstream, response.reduce((n, b) => n + b.length, 0));
+      assert.ok(st.bytesDownstream - before.bytesDownstream > 50000);
+      // An intercepted CALL is answered by the proxy: nothing is forwarded or relayed.
+      before = { ...st };
+      const call = await c.command(Buffer.concat([Buffer.of(0x03), Buffer.from('CALL paimon.sys.no_such_procedure()', 'utf8')]));
+      assert.equal(call[0][4], 0xff, 'an ERR from the proxy');
+      assert.equal(call[0].readUInt16LE(5), 1305);
+      assert.deepEqual([st.forwarded, st.bytesUpstream, st.bytesDownstream], [before.forwarded, before.bytesUpstream, before.bytesDownstream]);
+      c.close();
+    } finally {
+      await p.close();
+    }
+  });
+
   test('the PROXY protocol v1 line goes first to the FE, carrying the client address', async () => {
     // A tap between proxy and MariaDB records the first line and relays the rest.
     const db = mariadb();
