@@ -1,111 +1,210 @@
 /**
- * Full compaction of one primary-key table, ours against Paimon Java's in-process compaction
- * (PaimonTool `compact`: `write.compact(partition, bucket, true)` per bucket), in the same run,
- * on two copies of the same table.
+ * Full compaction of one primary-key table, ours against Paimon Java's in-process full compaction,
+ * in the same run, on copies of the same table written by Paimon Java.
  *
- *   node --import tsx bench/compact.ts [--buckets 4] [--files 40] [--rows 5000] [--budget-mb 512] [--keep 1]
+ *   node --import tsx bench/compact.ts [--buckets 4] [--files 40] [--rows-per-file 42000]
+ *        [--value-chars 200] [--budget-mb 512] [--concurrency 1,2] [--java-heap-mb 1024]
+ *        [--table <dir of a table built earlier with the same flags>] [--keep 1]
  *
- * The table (deduplicate, bucket = --buckets) is built with our writer and commit path: --files
- * level-0 files per bucket of --rows rows each, keys overlapping across files (each file covers a
- * random half of the bucket's key space), value columns a string, a bigint and a double. Prints
- * rows read per second and peak memory (ours: process RSS sampled every 20 ms; Java: peak heap
- * used as PaimonTool reports it) and their ratios, and checks that both compactions leave the
- * same number of rows. Needs the Java peer (tests/setup/paimon-java.sh).
+ * The table (deduplicate, id BIGINT primary key, s STRING, n BIGINT, d DOUBLE; bucket = --buckets,
+ * parquet, write-only) is written by Paimon Java 1.4.2 itself (tests/interop/java/CompactBench.java
+ * `write`): --files commits, each giving every bucket one level-0 file of about --rows-per-file
+ * rows; each commit draws its keys from a random window of half the key space, so keys overlap
+ * across files (about a tenth of the rows survive the merge). s is --value-chars pseudo-random
+ * characters, so the Parquet bytes are real (~155 bytes a row; the defaults give about 1 GiB).
+ *
+ * Then, on separate copies:
+ *   ours  — compactTable (strategy full, --budget-mb memory budget) in a child node process per
+ *           --concurrency value, so its peak RSS (sampled every 20 ms) is the compaction's alone;
+ *   Java  — CompactBench `compact` with a normal JIT (no quick-start flags) and -Xmx --java-heap-mb:
+ *           Paimon's BatchTableWrite.compact(partition, bucket, full=true) for every bucket, timed in
+ *           the JVM (start-up excluded); Paimon runs compactions on one thread per writer.
+ * Both results are read back by Paimon Java (CompactBench `digest`: row count and an
+ * order-independent 64-bit digest of every row), which must equal the table's before compaction.
+ * Prints rows read per second and peak memory (RSS for both; Java's peak heap too) and the ratios,
+ * with the load average. Needs the Java peer (tests/setup/paimon-java.sh).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LocalFileIO } from '../src/paimon/local-file-io.js';
-import { FileStoreCommit } from '../src/paimon/file-store-commit.js';
-import { KeyValueDataFileWriter } from '../src/paimon/data/parquet-writer.js';
-import type { KeyValue } from '../src/paimon/data/internal-row.js';
-import type { ManifestEntry } from '../src/paimon/manifest-entry.js';
-import { BinaryRow } from '../src/paimon/binary-row.js';
 import { compactTable } from '../src/paimon/compact/compact-table.js';
 import { closeDataEngine } from '../src/paimon/data/duckdb-engine.js';
-import { PaimonJava } from '../tests/interop/peers.js';
+import { PaimonJava, parseJson } from '../tests/interop/peers.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i + 1 < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
-const BUCKETS = Number(args.get('buckets') ?? 4);
-const FILES = Number(args.get('files') ?? 40);
-const ROWS = Number(args.get('rows') ?? 5000);
-const BUDGET_MB = Number(args.get('budget-mb') ?? 512);
-const KEYSPACE = ROWS * 4;
+const num = (k: string, d: number): number => {
+  const v = Number(args.get(k) ?? d);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${k} must be a positive number`);
+  return v;
+};
+
+const MiB = 2 ** 20;
+const mib = (b: number | bigint): string => (Number(b) / MiB).toFixed(0);
+
+// ------------------------------------------------------------------ child: our compaction alone
+if (args.has('ours-only')) {
+  const tablePath = args.get('ours-only') as string;
+  const budgetMb = num('budget-mb', 512);
+  const concurrency = num('concurrency', 1);
+  const io = new LocalFileIO();
+  const baseRss = process.memoryUsage().rss;
+  let peakRss = baseRss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 20);
+  const s0 = performance.now();
+  const r = await compactTable({ fileIO: io, tablePath, table: 'bench.t', strategy: 'full', memoryBudgetBytes: budgetMb * MiB, concurrency });
+  const millis = performance.now() - s0;
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  await closeDataEngine();
+  process.stdout.write(
+    JSON.stringify({
+      millis,
+      baseRss,
+      peakRss,
+      rowsRead: String(r.rowsRead),
+      rowsWritten: String(r.rowsWritten),
+      filesBefore: r.filesBefore,
+      filesAfter: r.filesAfter,
+      bytesBefore: String(r.bytesBefore),
+      bytesAfter: String(r.bytesAfter),
+    }) + '\n',
+  );
+  process.exit(0);
+}
+
+// ------------------------------------------------------------------ parent
+const BUCKETS = num('buckets', 4);
+const FILES = num('files', 40);
+const ROWS_PER_FILE = num('rows-per-file', 42_000);
+const VALUE_CHARS = num('value-chars', 200);
+const BUDGET_MB = num('budget-mb', 512);
+const JAVA_HEAP_MB = num('java-heap-mb', 1024);
+const CONCURRENCY = (args.get('concurrency') ?? '1,2').split(',').map((x) => {
+  const n = Number(x);
+  if (!Number.isInteger(n) || n < 1) throw new Error('--concurrency takes positive integers separated by commas');
+  return n;
+});
+
+const java = new PaimonJava('1.4', { quickStart: false });
+const javaOpts = { timeoutMs: 3 * 3600_000, env: { JAVA_TOOL_OPTIONS: `-Xmx${JAVA_HEAP_MB}m` } };
+const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
+
+interface Digest {
+  rows: number | bigint;
+  digest: string;
+  millis: number | bigint;
+}
+async function digest(wh: string): Promise<Digest> {
+  const r = await java.runMain('CompactBench', ['digest', wh, 'bench', 't'], javaOpts);
+  return parseJson(r.stdout.trim()) as unknown as Digest;
+}
+
+function parquetBytes(table: string): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  for (const d of readdirSync(table)) {
+    if (!d.startsWith('bucket-')) continue;
+    for (const f of readdirSync(join(table, d))) {
+      files++;
+      bytes += statSync(join(table, d, f)).size;
+    }
+  }
+  return { files, bytes };
+}
 
 const wh = mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), 'bench-compact-'));
-const oursWh = join(wh, 'ours');
-const table = join(oursWh, 'bench.db', 't');
-mkdirSync(join(table, 'schema'), { recursive: true });
-const schema = {
-  version: 3,
-  id: 0,
-  fields: [
-    { id: 0, name: 'id', type: 'BIGINT NOT NULL' },
-    { id: 1, name: 's', type: 'STRING' },
-    { id: 2, name: 'n', type: 'BIGINT' },
-    { id: 3, name: 'd', type: 'DOUBLE' },
-  ],
-  highestFieldId: 3,
-  partitionKeys: [] as string[],
-  primaryKeys: ['id'],
-  options: { bucket: String(BUCKETS), 'file.format': 'parquet', 'write-only': 'true' },
-  timeMillis: Date.now(),
-};
-writeFileSync(join(table, 'schema', 'schema-0'), JSON.stringify(schema, null, 2));
-
-const io = new LocalFileIO();
-const commit = new FileStoreCommit({ fileIO: io, tablePath: table, commitUser: 'bench', partitionFields: [], keyTypes: [{ root: 'BIGINT' }], bucketMode: 'HASH_FIXED' });
-let rnd = 12345;
-const rand = (): number => ((rnd = (rnd * 1103515245 + 12345) % 2147483648) / 2147483648);
-
-console.log(`building ${BUCKETS} buckets x ${FILES} files x ${ROWS} rows (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
-const t0 = performance.now();
-const seq = new Array<bigint>(BUCKETS).fill(0n);
-for (let f = 0; f < FILES; f++) {
-  const entries: ManifestEntry[] = [];
-  for (let b = 0; b < BUCKETS; b++) {
-    const start = Math.floor(rand() * KEYSPACE / 2);
-    const ids = new Set<number>();
-    while (ids.size < ROWS) ids.add(start + Math.floor(rand() * (KEYSPACE / 2)));
-    const sorted = [...ids].sort((a, c) => a - c);
-    const kvs: KeyValue[] = sorted.map((i) => {
-      const id = BigInt(i * BUCKETS + b);
-      return { key: [id], sequenceNumber: seq[b]++, valueKind: 0, value: [id, `value-${f}-${i}-${'x'.repeat(20)}`, BigInt(f * 1_000_000 + i), i / 7] };
-    });
-    const w = new KeyValueDataFileWriter({ fileIO: io, bucketDir: join(table, `bucket-${b}`), schema, level: 0, fileSource: 0, targetFileSize: 1 << 30 });
-    await w.write(kvs);
-    for (const m of await w.close()) entries.push({ kind: 'ADD', partition: BinaryRow.EMPTY_ROW, bucket: b, totalBuckets: BUCKETS, file: m });
-  }
-  await commit.commit({ kind: 'APPEND', deltaEntries: entries, commitIdentifier: BigInt(f) });
+let baseWh: string;
+if (args.has('table')) {
+  // a table built earlier (its warehouse is two levels up: <wh>/bench.db/t)
+  const t = args.get('table') as string;
+  if (!existsSync(join(t, 'snapshot'))) throw new Error(`--table ${t}: no snapshot directory`);
+  baseWh = dirname(dirname(t));
+  console.log(`reusing ${t}`);
+} else {
+  baseWh = join(wh, 'base');
+  mkdirSync(baseWh);
+  console.log(`building with Paimon Java 1.4.2: ${BUCKETS} buckets x ${FILES} files x ~${ROWS_PER_FILE} rows, s of ${VALUE_CHARS} chars (load average ${load()})`);
+  const w = await java.runMain(
+    'CompactBench',
+    ['write', baseWh, 'bench', 't', String(BUCKETS), String(FILES), String(ROWS_PER_FILE * BUCKETS), String(VALUE_CHARS), '12345'],
+    javaOpts,
+  );
+  const wr = parseJson(w.stdout.trim()) as { rowsWritten: number | bigint; millis: number | bigint };
+  console.log(`  Java wrote ${wr.rowsWritten} rows in ${(Number(wr.millis) / 1000).toFixed(1)} s`);
 }
-await closeDataEngine();
-const bytes = (await commit.scan.readLiveEntries(await commit.snapshotManager.latestSnapshot())).reduce((s, e) => s + Number(e.file.fileSize), 0);
-console.log(`built ${BUCKETS * FILES} files, ${(bytes / 2 ** 20).toFixed(1)} MiB of Parquet, ${BUCKETS * FILES * ROWS} rows in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+const baseTable = join(baseWh, 'bench.db', 't');
+const built = parquetBytes(baseTable);
+console.log(`table: ${built.files} data files, ${(built.bytes / MiB).toFixed(1)} MiB of Parquet`);
+const before = await digest(baseWh);
+console.log(`Java reads ${before.rows} merged rows before compaction (digest ${before.digest}, ${(Number(before.millis) / 1000).toFixed(1)} s)`);
+
+function runOurs(table: string, concurrency: number): Promise<Record<string, string | number>> {
+  const self = fileURLToPath(import.meta.url);
+  return new Promise((resolveP, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', self, '--ours-only', table, '--budget-mb', String(BUDGET_MB), '--concurrency', String(concurrency)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`our compaction exited with ${code}`));
+      else resolveP(JSON.parse(out.trim().split('\n').pop() as string) as Record<string, string | number>);
+    });
+  });
+}
+
+const failures: string[] = [];
+const oursRuns: { concurrency: number; rowsPerSec: number; peakRss: number; r: Record<string, string | number> }[] = [];
+for (const c of CONCURRENCY) {
+  const copy = join(wh, `ours-${c}`);
+  cpSync(baseWh, copy, { recursive: true });
+  const la = load();
+  const r = await runOurs(join(copy, 'bench.db', 't'), c);
+  const rowsPerSec = Number(r.rowsRead) / (Number(r.millis) / 1000);
+  oursRuns.push({ concurrency: c, rowsPerSec, peakRss: Number(r.peakRss), r });
+  const after = await digest(copy);
+  const same = after.rows === before.rows && after.digest === before.digest;
+  if (!same) failures.push(`ours (concurrency ${c}): Java reads ${after.rows} rows digest ${after.digest}, expected ${before.rows} ${before.digest}`);
+  console.log(
+    `ours (concurrency ${c}): ${r.rowsRead} rows read, ${r.rowsWritten} written, ${r.filesBefore} -> ${r.filesAfter} files ` +
+      `(${mib(r.bytesBefore)} -> ${mib(r.bytesAfter)} MiB) in ${(Number(r.millis) / 1000).toFixed(1)} s = ${rowsPerSec.toFixed(0)} rows/s; ` +
+      `peak RSS ${mib(r.peakRss)} MiB (at start ${mib(r.baseRss)}; budget ${BUDGET_MB} MiB); Java reads it back: ${same ? 'same rows' : 'DIFFERENT'}; load before ${la}`,
+  );
+  rmSync(copy, { recursive: true, force: true });
+}
 
 const javaWh = join(wh, 'java');
-cpSync(oursWh, javaWh, { recursive: true });
-
-// ---- ours
-let peakRss = process.memoryUsage().rss;
-const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 20);
-const baseRss = process.memoryUsage().rss;
-const s0 = performance.now();
-const r = await compactTable({ fileIO: io, tablePath: table, table: 'bench.t', strategy: 'full', memoryBudgetBytes: BUDGET_MB << 20, concurrency: 2 });
-const oursMs = performance.now() - s0;
-clearInterval(sampler);
-await closeDataEngine();
-const oursRowsPerSec = Number(r.rowsRead) / (oursMs / 1000);
-
-// ---- Java (full JIT)
-const java = new PaimonJava('1.4', { quickStart: false });
-const j = await java.compact(javaWh, 'bench', 't', 'full');
-const javaRowsPerSec = BUCKETS * FILES * ROWS / (j.millis / 1000);
-const javaRead = (await java.read(javaWh, 'bench', 't')).length;
-if (BigInt(javaRead) !== r.rowsWritten) throw new Error(`Java's compacted table reads ${javaRead} rows, ours wrote ${r.rowsWritten}`);
-
-console.log(`ours: ${r.rowsRead} rows read, ${r.rowsWritten} written, ${r.filesBefore} -> ${r.filesAfter} files in ${(oursMs / 1000).toFixed(2)} s = ${oursRowsPerSec.toFixed(0)} rows/s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (before: ${(baseRss / 2 ** 20).toFixed(0)} MiB; budget ${BUDGET_MB} MiB)`);
-console.log(`java: ${(j.millis / 1000).toFixed(2)} s = ${javaRowsPerSec.toFixed(0)} rows/s; peak heap ${(Number(j.peakHeapBytes) / 2 ** 20).toFixed(0)} MiB`);
-console.log(`ratios ours/java: throughput ${(oursRowsPerSec / javaRowsPerSec).toFixed(2)} (target >= 1), peak memory ${(peakRss / Number(j.peakHeapBytes)).toFixed(2)} (RSS vs Java heap); load average ${loadavg()[0].toFixed(1)}`);
+cpSync(baseWh, javaWh, { recursive: true });
+const la = load();
+const jr = await java.runMain('CompactBench', ['compact', javaWh, 'bench', 't'], javaOpts);
+const j = parseJson(jr.stdout.trim()) as { millis: number | bigint; peakHeapBytes: number | bigint; peakRssBytes: number | bigint; maxHeapBytes: number | bigint };
+const javaRowsRead = Number(oursRuns[0]?.r.rowsRead ?? 0);
+const javaRowsPerSec = javaRowsRead / (Number(j.millis) / 1000);
+const jAfter = await digest(javaWh);
+const jSame = jAfter.rows === before.rows && jAfter.digest === before.digest;
+if (!jSame) failures.push(`Java's compaction: reads ${jAfter.rows} rows digest ${jAfter.digest}, expected ${before.rows} ${before.digest}`);
+const jFiles = parquetBytes(join(javaWh, 'bench.db', 't'));
+console.log(
+  `java 1.4.2 (full JIT, -Xmx${JAVA_HEAP_MB}m, one compaction thread): ${(Number(j.millis) / 1000).toFixed(1)} s = ${javaRowsPerSec.toFixed(0)} rows/s ` +
+    `(same ${javaRowsRead} input rows); peak heap ${mib(j.peakHeapBytes)} MiB, peak RSS ${mib(j.peakRssBytes)} MiB; reads back: ${jSame ? 'same rows' : 'DIFFERENT'}; ` +
+    `${jFiles.files} files on disk after (old ones kept); load before ${la}`,
+);
+for (const o of oursRuns) {
+  console.log(
+    `ratios ours(concurrency ${o.concurrency})/java: throughput ${(o.rowsPerSec / javaRowsPerSec).toFixed(2)} (target >= 1), ` +
+      `peak RSS ${(o.peakRss / Number(j.peakRssBytes)).toFixed(2)}; ours within budget: ${o.peakRss <= BUDGET_MB * MiB ? 'yes' : 'NO'} (${mib(o.peakRss)}/${BUDGET_MB} MiB)`,
+  );
+}
+console.log(`load average at the end ${load()}`);
 if (!args.has('keep')) rmSync(wh, { recursive: true, force: true });
 else console.log(`kept ${wh}`);
+if (failures.length > 0) {
+  console.error(failures.join('\n'));
+  process.exit(1);
+}
