@@ -1,104 +1,198 @@
 /**
- * expire_snapshots and remove_orphan_files: ours (in process, through the executor) versus
- * Paimon Java's ExpireSnapshotsImpl / LocalOrphanFilesClean, on copies of the same
- * Java-written table, measured in the same run. Prints times and ratios (ours / Java).
- *
- * Java's time is the wall time of the reference tool's command minus the wall time of the
- * same tool doing the same table load with nothing to do (`expire` with max_deletes 0), so JVM
- * start and class loading are not counted against Java.
+ * expire_snapshots and remove_orphan_files at scale: ours (through the procedure executor, as
+ * the proxy runs a CALL) versus Paimon Java's own ExpireSnapshotsImpl / LocalOrphanFilesClean
+ * (PaimonTool `expire` / `orphan-clean`), on identical copies of one table, in the same run.
  *
  *   node --import tsx bench/procedures-maintenance.ts
- * Env: BENCH_SNAPSHOTS (default 2000), BENCH_ORPHANS (default 10000), BENCH_EXTRA_FILES
- * (default 0: unreferenced-but-young files added to reach a larger listing), PROCS_JAVA_DIR.
+ *
+ * Env: BENCH_SNAPSHOTS (snapshots expired, default 2000), BENCH_FILES (files in the table
+ * directory when remove_orphan_files runs, default 200000), BENCH_ORPHANS (of which orphans,
+ * default 10000), BENCH_RETAIN (snapshots kept, default 10), PAIMON_JAVA_CP_1_4 (class path of
+ * the Java peer; point it at a frozen copy of lib-classes-1.4.2 while others may recompile it).
+ *
+ * The history is synthesized in ONE JVM through Paimon's own commit path (PaimonTool
+ * `synth-history`: an append table, 10 partitions, `filesPerSnapshot` data files per commit,
+ * each created empty on disk). Neither procedure reads data files (expiry and orphan cleaning
+ * read snapshots, manifest lists and manifests, which are real), so empty data files are enough.
+ *
+ * Both sides run in their own process and time the operation in-process: Java's tool measures
+ * the call to ExpireSnapshots / LocalOrphanFilesClean after loading the table (normal JIT, no
+ * quick-start flags); ours measures executor.run() (catalog lookup and table load included).
+ * Peak memory is each process's peak RSS (VmHWM); the JVM runs with its default heap sizing,
+ * so its RSS is an upper bound of what it needed, not like for like.
  */
-import { mkdirSync, utimesSync, writeFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { parseJson } from '../src/paimon/json.js';
 import { expireSnapshots } from '../procedures/expire-snapshots.js';
 import { removeOrphanFiles } from '../procedures/remove-orphan-files.js';
-import { callNamed, copyWarehouse, executorFor, firstRow, listTree, paimon, tempDir, writeSchema } from '../tests/interop/procedures-support.js';
+import { callNamed, copyWarehouse, executorFor, firstRow, listTree, tempDir } from '../tests/interop/procedures-support.js';
 
-const V = '1.4.2' as const;
-const SNAPSHOTS = Number(process.env.BENCH_SNAPSHOTS ?? 2000);
-const ORPHANS = Number(process.env.BENCH_ORPHANS ?? 10_000);
-const EXTRA = Number(process.env.BENCH_EXTRA_FILES ?? 0);
+const SELF = resolve(import.meta.filename);
 const TABLE = 'interop.db/t';
 const OLD = (Date.now() - 3 * 86_400_000) / 1000;
 
-async function wall(fn: () => Promise<unknown>): Promise<number> {
+// ------------------------------------------------------------------ ours, in a child process
+// `--ours expire <wh> <retainMin> <olderThanMillis>` / `--ours orphan <wh>`: one call through the
+// executor, printing {millis, peakRssBytes, row} as the last stdout line.
+if (process.argv[2] === '--ours') {
+  const [, , , what, wh, a, b] = process.argv;
+  if (!wh) throw new Error('usage: --ours expire|orphan <warehouse> ...');
+  let row: Record<string, unknown>;
   const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
+  if (what === 'expire') {
+    const ex = executorFor(wh, [expireSnapshots]);
+    row = firstRow(await callNamed(ex, 'expire_snapshots', { table: 'interop.t', retain_min: Number(a), max_deletes: 2147483647, older_than: String(b) }));
+  } else if (what === 'orphan') {
+    const ex = executorFor(wh, [removeOrphanFiles]);
+    row = firstRow(await callNamed(ex, 'remove_orphan_files', { table: 'interop.t' }));
+  } else {
+    throw new Error(`unknown --ours operation ${String(what)}`);
+  }
+  const millis = performance.now() - t0;
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  const slim = Object.fromEntries(Object.entries(row).filter(([, v]) => typeof v !== 'string' || v.length < 200));
+  console.log(JSON.stringify({ millis, peakRssBytes: hwm ? Number(hwm[1]) * 1024 : null, row: slim }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+  process.exit(0);
 }
 
-function age(dir: string): void {
+// ------------------------------------------------------------------ child processes
+interface Measured {
+  out: Record<string, unknown>;
+  wallMs: number;
+  peakRssBytes: number | null;
+}
+
+/** Runs a child, polls its VmHWM (peak RSS), parses its last stdout line as JSON. */
+function measured(cmd: string, args: string[], what: string, timeoutMs = 2 * 3_600_000): Promise<Measured> {
+  return new Promise((res, rej) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let peak: number | null = null;
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.length > 1_000_000) stderr = stderr.slice(-200_000);
+    });
+    const poll = setInterval(() => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) peak = Math.max(peak ?? 0, Number(m[1]) * 1024);
+      } catch {
+        // exited between polls
+      }
+    }, 50);
+    const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearInterval(poll);
+      clearTimeout(killer);
+      const wallMs = performance.now() - t0;
+      const last = stdout.trim().split('\n').pop() ?? '';
+      if (code !== 0 || last === '') {
+        rej(new Error(`${what} exited with ${String(code)}: ${stderr.split('\n').filter((l) => /error|Exception/i.test(l)).slice(0, 5).join(' | ')}`));
+        return;
+      }
+      const out = parseJson(last, what) as Record<string, unknown>;
+      res({ out, wallMs, peakRssBytes: typeof out.peakRssBytes === 'number' ? out.peakRssBytes : peak });
+    });
+  });
+}
+
+const JAVA_DIR = resolve(import.meta.dirname, '../tests/interop/java');
+const JAVA_CP = process.env.PAIMON_JAVA_CP_1_4 ?? `${JAVA_DIR}/lib-classes-1.4.2:${JAVA_DIR}/lib-1.4.2/*`;
+const OPENS = (process.env.JAVA_OPENS ?? '').split(/\s+/).filter((x) => x !== '');
+
+/** PaimonTool with the JVM's normal JIT (no quick-start flags). */
+function paimonTool(args: string[]): Promise<Measured> {
+  return measured(process.env.PAIMON_JAVA_BIN ?? 'java', [...OPENS, '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', JAVA_CP, 'PaimonTool', ...args], `PaimonTool ${args[0]}`);
+}
+
+function ours(args: string[]): Promise<Measured> {
+  return measured(process.execPath, ['--import', 'tsx', SELF, '--ours', ...args], `ours ${args[0]}`);
+}
+
+function age(dir: string): number {
+  let n = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) age(p);
+    if (e.isDirectory()) n += age(p);
+    else n++;
     utimesSync(p, OLD, OLD);
   }
+  return n;
 }
+
+const mib = (b: number | null): string => (b === null ? '?' : `${(b / 2 ** 20).toFixed(0)} MiB`);
+const sec = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
+
+// ------------------------------------------------------------------ the run
+const SNAPSHOTS = Number(process.env.BENCH_SNAPSHOTS ?? 2000);
+const RETAIN = Number(process.env.BENCH_RETAIN ?? 10);
+const FILES = Number(process.env.BENCH_FILES ?? 200_000);
+const ORPHANS = Number(process.env.BENCH_ORPHANS ?? 10_000);
+const COMMITS = SNAPSHOTS + RETAIN;
+const PER_SNAPSHOT = Math.max(1, Math.round((FILES - ORPHANS) / COMMITS));
 
 const root = tempDir('bench-procs-');
 const origin = join(root, 'origin');
-console.log(`building a Paimon ${V} table with ${SNAPSHOTS} snapshots ...`);
-const schema = writeSchema(root, {
-  fields: [
-    { name: 'id', type: 'INT NOT NULL' },
-    { name: 'v', type: 'STRING' },
-  ],
-  primaryKeys: ['id'],
-  options: { bucket: '4', 'write-only': 'true' },
-});
-await paimon(V, 'create-table', origin, 'interop', 't', schema);
-const built = await wall(() => paimon(V, 'write-loop', origin, 'interop', 't', String(SNAPSHOTS), '0', '0'));
-console.log(`  built in ${(built / 1000).toFixed(1)} s`);
+console.log(`load average at start: ${load()}; work dir ${root}`);
+console.log(`synthesizing ${COMMITS} commits x ${PER_SNAPSHOT} data files (Paimon 1.4.2, one JVM) ...`);
+const synth = await paimonTool(['synth-history', origin, 'interop', 't', String(COMMITS), String(PER_SNAPSHOT), 'touch']);
+console.log(`  built in ${sec(synth.wallMs)}: ${String(synth.out.snapshots)} snapshots, ${String(synth.out.dataFiles)} data files`);
 
-// --- expire_snapshots: expire all but the newest 10 ---------------------------------------
+// --- expire_snapshots: all but the newest RETAIN ------------------------------------------
+const [jx, ox] = ['java', 'ours'].map((n) => join(root, `expire-${n}`)) as [string, string];
+for (const d of [jx, ox]) copyWarehouse(origin, d);
 const olderThan = String(Date.now());
-const [ja, jb, ob] = ['java-base', 'java', 'ours'].map((n) => join(root, `expire-${n}`));
-for (const d of [ja, jb, ob]) copyWarehouse(origin, d);
-const javaBase = await wall(() => paimon(V, 'expire', ja, 'interop', 't', '10', '2147483647', olderThan, '0'));
-const javaExpire = await wall(() => paimon(V, 'expire', jb, 'interop', 't', '10', '2147483647', olderThan, '2147483647'));
-const ex = executorFor(ob, [expireSnapshots], { delete_concurrency: 16 });
-let oursRow: Record<string, unknown> = {};
-const oursExpire = await wall(async () => {
-  oursRow = firstRow(
-    await callNamed(ex, 'expire_snapshots', { table: 'interop.t', retain_min: 10, max_deletes: 2147483647, older_than: olderThan }),
-  );
-});
-const same = JSON.stringify(listTree(join(ob, TABLE))) === JSON.stringify(listTree(join(jb, TABLE)));
-const javaNet = Math.max(1, javaExpire - javaBase);
+console.log(`expire_snapshots: Java ... (load ${load()})`);
+const javaExpire = await paimonTool(['expire', jx, 'interop', 't', String(RETAIN), '2147483647', olderThan, '2147483647']);
+console.log(`expire_snapshots: ours ... (load ${load()})`);
+const oursExpire = await ours(['expire', ox, String(RETAIN), olderThan]);
+const er = oursExpire.out.row as Record<string, unknown>;
+const sameExpire = JSON.stringify(listTree(join(ox, TABLE))) === JSON.stringify(listTree(join(jx, TABLE)));
+const jxMs = Number(javaExpire.out.millis);
+const oxMs = Number(oursExpire.out.millis);
 console.log(
-  `expire_snapshots: ${String(oursRow.deleted_snapshots_count)} snapshots, ${String(oursRow.deleted_files)} files; ` +
-    `ours ${oursExpire.toFixed(0)} ms, Java ${javaNet.toFixed(0)} ms (wall ${javaExpire.toFixed(0)} - load ${javaBase.toFixed(0)}); ` +
-    `ratio ours/Java = ${(oursExpire / javaNet).toFixed(2)}; same files left: ${same}`,
+  `expire_snapshots: ${String(er.deleted_snapshots_count)} snapshots expired (Java: ${String(javaExpire.out.expired)}), ${String(er.deleted_files)} files deleted; ` +
+    `ours ${sec(oxMs)} (peak RSS ${mib(oursExpire.peakRssBytes)}), Java ${sec(jxMs)} (JVM wall ${sec(javaExpire.wallMs)}, peak RSS ${mib(javaExpire.peakRssBytes)}); ` +
+    `ratio ours/Java = ${(oxMs / jxMs).toFixed(2)}; same files left: ${sameExpire}; load ${load()}`,
 );
 
-// --- remove_orphan_files: plant orphans in the expired table's copies ----------------------
-const [oa, ow] = ['java', 'ours'].map((n) => join(root, `orphan-${n}`));
-copyWarehouse(jb, oa);
-age(oa);
-const bucket = join(oa, TABLE, 'bucket-0');
-mkdirSync(bucket, { recursive: true });
+// --- remove_orphan_files: the expired table plus planted orphans -------------------------
+const [jo, oo] = ['java', 'ours'].map((n) => join(root, `orphan-${n}`)) as [string, string];
+copyWarehouse(jx, jo);
+const partitions = readdirSync(join(jo, TABLE)).filter((d) => d.startsWith('dt='));
+if (partitions.length === 0) throw new Error('no partition directories in the synthesized table');
 for (let i = 0; i < ORPHANS; i++) {
-  const p = join(bucket, `data-orphan-${i}.parquet`);
-  writeFileSync(p, 'x');
-  utimesSync(p, OLD, OLD);
+  const dir = join(jo, TABLE, partitions[i % partitions.length] ?? '', 'bucket-0');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `data-orphan-${i}.parquet`), 'x');
 }
-for (let i = 0; i < EXTRA; i++) writeFileSync(join(bucket, `data-young-${i}.parquet`), 'x');
-copyWarehouse(oa, ow);
-const files = listTree(join(ow, TABLE)).length;
+const total = age(join(jo, TABLE));
+copyWarehouse(jo, oo);
 const cutoff = String(Date.now() - 86_400_000);
-const javaOrphan = await wall(() => paimon(V, 'orphan-clean', oa, 'interop', 't', cutoff, 'false'));
-const ex2 = executorFor(ow, [removeOrphanFiles], { delete_concurrency: 16 });
-let orphanRow: Record<string, unknown> = {};
-const oursOrphan = await wall(async () => {
-  orphanRow = firstRow(await callNamed(ex2, 'remove_orphan_files', { table: 'interop.t' }));
-});
-const javaOrphanNet = Math.max(1, javaOrphan - javaBase);
+console.log(`remove_orphan_files over ${total} files (${ORPHANS} orphans): Java ... (load ${load()})`);
+const javaOrphan = await paimonTool(['orphan-clean', jo, 'interop', 't', cutoff, 'false']);
+console.log(`remove_orphan_files: ours ... (load ${load()})`);
+const oursOrphan = await ours(['orphan', oo]);
+const orow = oursOrphan.out.row as Record<string, unknown>;
+const left = listTree(join(oo, TABLE));
+const sameOrphan = JSON.stringify(left) === JSON.stringify(listTree(join(jo, TABLE)));
+const orphansLeft = left.filter((f) => f.includes('data-orphan-')).length;
+const joMs = Number(javaOrphan.out.millis);
+const ooMs = Number(oursOrphan.out.millis);
 console.log(
-  `remove_orphan_files: ${files} files, ${String(orphanRow.deletedFileCount)} deleted; ours ${oursOrphan.toFixed(0)} ms, ` +
-    `Java ${javaOrphanNet.toFixed(0)} ms (wall ${javaOrphan.toFixed(0)} - load ${javaBase.toFixed(0)}); ratio ours/Java = ${(oursOrphan / javaOrphanNet).toFixed(2)}; ` +
-    `same files left: ${JSON.stringify(listTree(join(ow, TABLE))) === JSON.stringify(listTree(join(oa, TABLE)))}`,
+  `remove_orphan_files: ${total} files, ${String(orow.deletedFileCount)} deleted (Java: ${String(javaOrphan.out.deletedFileCount)}), orphans left ${orphansLeft}; ` +
+    `ours ${sec(ooMs)} (peak RSS ${mib(oursOrphan.peakRssBytes)}), Java ${sec(joMs)} (JVM wall ${sec(javaOrphan.wallMs)}, peak RSS ${mib(javaOrphan.peakRssBytes)}); ` +
+    `ratio ours/Java = ${(ooMs / joMs).toFixed(2)}; same files left: ${sameOrphan}; load ${load()}`,
+);
+writeFileSync(
+  join(root, 'result.json'),
+  JSON.stringify({ snapshots: SNAPSHOTS, files: total, orphans: ORPHANS, expire: { oursMs: oxMs, javaMs: jxMs }, orphan: { oursMs: ooMs, javaMs: joMs } }),
 );
