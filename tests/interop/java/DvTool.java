@@ -1,0 +1,108 @@
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.deletionvectors.Bitmap64DeletionVector;
+import org.apache.paimon.deletionvectors.BitmapDeletionVector;
+import org.apache.paimon.deletionvectors.DeletionVector;
+import org.apache.paimon.index.IndexFileHandler;
+import org.apache.paimon.manifest.IndexManifestEntry;
+import org.apache.paimon.manifest.ManifestEntry;
+import org.apache.paimon.table.FileStoreTable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Deletion-vector peer program of the interop tests (compiled with PaimonTool against Paimon
+ * 1.4.2 and 2.0.0; prints one JSON document on stdout).
+ *
+ * Commands:
+ *   golden                     serialized deletion vectors (V1 BitmapDeletionVector and V2
+ *                              Bitmap64DeletionVector) of fixed position sets, as hex, for the
+ *                              decoder's golden tests
+ *   read-dvs wh db table       every deletion vector of the latest snapshot as Paimon reads it:
+ *                              data file name, index file, bucket and the deleted positions
+ */
+public class DvTool {
+
+    public static void main(String[] a) throws Exception {
+        PaimonTool.out = new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, java.nio.charset.StandardCharsets.UTF_8);
+        if (a.length == 0) throw new IllegalArgumentException("usage: DvTool golden | read-dvs wh db table");
+        switch (a[0]) {
+            case "golden":
+                golden();
+                break;
+            case "read-dvs":
+                readDvs(a[1], a[2], a[3]);
+                break;
+            default:
+                throw new IllegalArgumentException("unknown command " + a[0]);
+        }
+        PaimonTool.out.flush();
+    }
+
+    /** Cases: name, bitmap64, ranges {start, endExclusive, step}. */
+    static final Object[][] CASES = {
+        {"empty", false, new long[][] {}},
+        {"single-zero", false, new long[][] {{0, 1, 1}}},
+        {"sparse-array", false, new long[][] {{3, 4, 1}, {7, 8, 1}, {65535, 65537, 1}, {100000, 100001, 1}, {2000000, 2000001, 1}}},
+        {"dense-bitmap", false, new long[][] {{0, 30000, 3}}},
+        {"bitmap-and-array", false, new long[][] {{1, 20000, 2}, {70000, 70100, 7}, {140000, 140001, 1}}},
+        {"many-containers", false, new long[][] {{0, 6000000, 65537}}},
+        {"large-positions", false, new long[][] {{2147483000L, 2147483647L, 101}}},
+        {"v2-empty", true, new long[][] {}},
+        {"v2-runs", true, new long[][] {{0, 5000, 1}, {70000, 70010, 1}, {131072, 131073, 1}}},
+        {"v2-mixed", true, new long[][] {{0, 30000, 3}, {100000, 100500, 1}, {200000, 200100, 9}}},
+        {"v2-many-containers", true, new long[][] {{5, 6000000, 65539}}},
+        {"v2-high-keys", true, new long[][] {{1, 2, 1}, {4294967296L + 5, 4294967296L + 6, 1}, {3 * 4294967296L + 7, 3 * 4294967296L + 9000, 1}}},
+    };
+
+    static void golden() {
+        List<Object> out = new ArrayList<>();
+        for (Object[] c : CASES) {
+            boolean b64 = (Boolean) c[1];
+            long[][] ranges = (long[][]) c[2];
+            DeletionVector dv = b64 ? new Bitmap64DeletionVector() : new BitmapDeletionVector();
+            List<Object> rs = new ArrayList<>();
+            for (long[] r : ranges) {
+                for (long p = r[0]; p < r[1]; p += r[2]) dv.delete(p);
+                rs.add(List.of(r[0], r[1], r[2]));
+            }
+            byte[] bytes = DeletionVector.serializeToBytes(dv);
+            // Java reads it back (the framing our reader checks: size, magic, CRC).
+            DeletionVector back = DeletionVector.deserializeFromBytes(bytes);
+            if (back.getCardinality() != dv.getCardinality()) throw new IllegalStateException("round trip of " + c[0]);
+            out.add(PaimonTool.obj("name", c[0], "bitmap64", b64, "ranges", rs, "cardinality", dv.getCardinality(), "hex", PaimonTool.hex(bytes)));
+        }
+        PaimonTool.emit(PaimonTool.obj("cases", out));
+    }
+
+    static void readDvs(String wh, String db, String tbl) throws Exception {
+        FileStoreTable t = PaimonTool.table(wh, db, tbl);
+        Snapshot s = t.snapshotManager().latestSnapshot();
+        List<Object> out = new ArrayList<>();
+        if (s != null) {
+            IndexFileHandler h = t.store().newIndexFileHandler();
+            // Row counts of the live data files: positions are probed with isDeleted (1.4 has no iterator).
+            Map<String, Long> rowCounts = new TreeMap<>();
+            for (ManifestEntry m : t.store().newScan().withSnapshot(s).plan().files()) rowCounts.put(m.file().fileName(), m.file().rowCount());
+            for (IndexManifestEntry e : h.scan(s, "DELETION_VECTORS")) {
+                Map<String, DeletionVector> dvs = new TreeMap<>(h.readAllDeletionVectors(e));
+                for (Map.Entry<String, DeletionVector> d : dvs.entrySet()) {
+                    List<Long> positions = new ArrayList<>();
+                    Long rows = rowCounts.get(d.getKey());
+                    if (rows == null) throw new IllegalStateException("deletion vector of " + d.getKey() + ", which is not a live data file");
+                    for (long p = 0; p < rows; p++) if (d.getValue().isDeleted(p)) positions.add(p);
+                    out.add(PaimonTool.obj(
+                            "dataFile", d.getKey(),
+                            "indexFile", e.indexFile().fileName(),
+                            "bucket", e.bucket(),
+                            "cardinality", d.getValue().getCardinality(),
+                            "bitmap64", d.getValue() instanceof Bitmap64DeletionVector,
+                            "positions", positions));
+                }
+            }
+        }
+        PaimonTool.emit(PaimonTool.obj("snapshotId", s == null ? null : s.id(), "dvs", out));
+    }
+}
