@@ -36,13 +36,26 @@ paimon_java_install() {
       fi
       echo "$want" > "$lib/.stamp"
     fi
-    # Every *.java beside PaimonTool.java is one peer program (its own main class), compiled together.
+    # Every *.java beside PaimonTool.java is one peer program (its own main class). PaimonTool must
+    # compile; each other program is compiled on its own, so one that fails (a warning) cannot take
+    # the others down. The classes are built aside and swapped in, so a test running meanwhile keeps
+    # a complete class directory.
     want=$(_paimon_java_hash "$PAIMON_JAVA_DIR"/*.java "$lib/.stamp")
     if [ "$(cat "$classes/.stamp" 2>/dev/null)" != "$want" ]; then
-      rm -rf "$classes"; mkdir -p "$classes"
-      javac -nowarn -encoding UTF-8 -cp "$lib/*" -d "$classes" "$PAIMON_JAVA_DIR"/*.java 2>&1 | grep -v '^Note:' >&2 || true
-      [ -f "$classes/PaimonTool.class" ] || { echo "paimon-java: compiling the Java peer programs against Paimon $v failed" >&2; return 1; }
-      echo "$want" > "$classes/.stamp"
+      local fresh="$classes.new.$$" src
+      rm -rf "$fresh"; mkdir -p "$fresh"
+      javac -nowarn -encoding UTF-8 -cp "$lib/*" -d "$fresh" "$PAIMON_JAVA_DIR/PaimonTool.java" 2>&1 | grep -v '^Note:' >&2 || true
+      [ -f "$fresh/PaimonTool.class" ] || { rm -rf "$fresh"; echo "paimon-java: compiling PaimonTool.java against Paimon $v failed" >&2; return 1; }
+      for src in "$PAIMON_JAVA_DIR"/*.java; do
+        [ "$(basename "$src")" = PaimonTool.java ] && continue
+        javac -nowarn -encoding UTF-8 -cp "$fresh:$lib/*" -d "$fresh" "$src" 2>&1 | grep -v '^Note:' >&2 || true
+        [ -f "$fresh/$(basename "$src" .java).class" ] || echo "paimon-java: WARNING: $(basename "$src") does not compile against Paimon $v (skipped)" >&2
+      done
+      echo "$want" > "$fresh/.stamp"
+      rm -rf "$classes.old.$$"
+      [ -d "$classes" ] && mv "$classes" "$classes.old.$$"
+      mv "$fresh" "$classes"
+      rm -rf "$classes.old.$$"
     fi
   done
 }
