@@ -27,6 +27,10 @@ export interface CallRequest {
   statement: string;
   /** Per-call time limit; capped by limits.max_timeout_ms. Default limits.default_timeout_ms. */
   timeoutMs?: number;
+  /** Set when the call runs as the work of an asynchronous job (audit `jobId`; the job holds its heavy-job slot). */
+  jobId?: string;
+  /** The procedure's progress reports of this call (an async job records them), besides hooks.onProgress. */
+  onProgress?: (update: ProgressUpdate) => void;
 }
 
 /** What hooks see of a call once it is bound. */
@@ -43,6 +47,8 @@ export interface CallInfo {
   statement: string;
   startedAt: number;
   dryRun: boolean;
+  /** The async job this call is the work of (CallRequest.jobId). */
+  jobId?: string;
 }
 
 export type CallOutcome =
@@ -58,8 +64,10 @@ export type CallOutcome =
     }
   | {
       ok: false;
-      /** Null when the call failed before binding (unknown procedure, bad arguments). */
+      /** Null when the call failed before binding (unknown procedure, bad arguments, unparsable CALL). */
       info: CallInfo | null;
+      /** What was asked, when info is null: onFinish still sees who called what (audit of rejected CALLs). */
+      rejected?: { request: CallRequest; caller: CallerInfo; queryId: string; startedAt: number };
       error: ProcedureError;
       replies: LocalReply[];
       affected: string[];
@@ -68,11 +76,19 @@ export type CallOutcome =
     };
 
 export interface CallHooks {
-  /** Privilege check (issue 6); throw a ProcedureError (TABLE_ACCESS_DENIED, ...) to refuse. */
-  authorize?(call: CallInfo): Promise<void>;
+  /**
+   * Privilege check, table lock and heavy-job slot (issue 6); throw a ProcedureError
+   * (TABLE_ACCESS_DENIED, ...) to refuse. `signal` is the call's own (KILL, disconnect,
+   * timeout): a wait for a lock or slot must end when it aborts.
+   */
+  authorize?(call: CallInfo, signal: AbortSignal): Promise<void>;
   onStart?(call: CallInfo): void;
   onProgress?(call: CallInfo, update: ProgressUpdate): void;
-  /** Called once for every call that reached binding, successful or not (audit, metrics). */
+  /**
+   * Called exactly once for every call, successful or not (audit, metrics); for a call refused
+   * before binding (unknown procedure, bad arguments, unparsable CALL) `info` is null and
+   * `rejected` says who asked for what.
+   */
   onFinish?(outcome: CallOutcome): void | Promise<void>;
   /** After a successful, non-dry-run call that changed objects (FE `REFRESH TABLE`); warnings go on the OK. */
   afterChange?(call: CallInfo, affected: string[]): Promise<Warning[]>;
@@ -96,6 +112,12 @@ export interface ExecutorOptions {
    * with the same type rules; a procedure's own parameter of the same name wins.
    */
   frameworkParams?: readonly ParamSpec[];
+  /**
+   * Masks secrets in an error message before it becomes an ERR packet, a log line or an
+   * audit record (the proxy passes src/security/masking.ts `maskText`; injected because
+   * procedures/ does not depend on src/). Default: messages are passed unchanged.
+   */
+  maskMessage?: (text: string) => string;
 }
 
 export class ProcedureExecutor {
@@ -145,17 +167,17 @@ export class ProcedureExecutor {
         statement: req.statement,
         startedAt,
         dryRun: args['dry_run'] === true,
+        ...(req.jobId !== undefined ? { jobId: req.jobId } : {}),
       };
     } catch (e) {
-      const error = toProcedureError(e);
-      return { ok: false, info: null, error, replies: [errorReply(error)], affected: [], committed: false, durationMs: clock.now() - startedAt };
+      return this.reject(req, caller, e, startedAt);
     }
 
     let timeoutMs: number;
     try {
       timeoutMs = Math.min(hooks.timeoutMs?.(info) ?? req.timeoutMs ?? limits.default_timeout_ms, limits.max_timeout_ms);
     } catch (e) {
-      const error = toProcedureError(e);
+      const error = this.masked(toProcedureError(e));
       const outcome: CallOutcome = { ok: false, info, error, replies: [errorReply(error)], affected: [], committed: false, durationMs: clock.now() - startedAt };
       await this.finish(outcome, hooks, logger);
       return outcome;
@@ -177,12 +199,15 @@ export class ProcedureExecutor {
       limits,
       clock,
       logger,
-      onProgress: (u) => hooks.onProgress?.(info, u),
+      onProgress: (u) => {
+        hooks.onProgress?.(info, u);
+        req.onProgress?.(u);
+      },
     });
 
     let outcome: CallOutcome;
     try {
-      if (hooks.authorize) await hooks.authorize(info);
+      if (hooks.authorize) await hooks.authorize(info, signal);
       hooks.onStart?.(info);
       context.throwIfAborted();
       const result = await proc.run(info.args, context);
@@ -203,6 +228,7 @@ export class ProcedureExecutor {
       if (error.committed === undefined && state.committed) {
         error = new ProcedureError(error.code, error.message, { cause: error.cause, committed: true });
       }
+      error = this.masked(error);
       if (error.code === 'INTERNAL_ERROR') logger.error({ err: e, procedure: info.procedure, queryId: info.queryId }, 'procedure failed unexpectedly');
       outcome = { ok: false, info, error, replies: [errorReply(error)], affected: [...state.affected], committed: state.committed, durationMs: clock.now() - startedAt };
     } finally {
@@ -211,6 +237,39 @@ export class ProcedureExecutor {
     }
     await this.finish(outcome, hooks, logger);
     return outcome;
+  }
+
+  /**
+   * Answer a CALL refused before it was bound (unknown catalog or procedure, an argument that
+   * is unknown, missing or of the wrong type, or a CALL the router could not parse) with its
+   * error, and give it to onFinish like every other call, so that it is audited and counted
+   * exactly once. Never throws.
+   */
+  async reject(req: CallRequest, caller: CallerInfo, e: unknown, startedAt?: number): Promise<CallOutcome> {
+    const clock = this.opts.clock ?? systemClock;
+    const t0 = startedAt ?? clock.now();
+    const error = this.masked(toProcedureError(e));
+    const outcome: CallOutcome = {
+      ok: false,
+      info: null,
+      rejected: { request: req, caller, queryId: randomUUID(), startedAt: t0 },
+      error,
+      replies: [errorReply(error)],
+      affected: [],
+      committed: false,
+      durationMs: clock.now() - t0,
+    };
+    await this.finish(outcome, this.opts.hooks ?? {}, this.opts.logger ?? silentLogger);
+    return outcome;
+  }
+
+  /** The error with its message masked (ExecutorOptions.maskMessage); the same object when nothing changes. */
+  private masked(error: ProcedureError): ProcedureError {
+    const mask = this.opts.maskMessage;
+    if (!mask) return error;
+    const message = mask(error.message);
+    if (message === error.message) return error;
+    return new ProcedureError(error.code, message, { cause: error.cause, ...(error.committed !== undefined ? { committed: error.committed } : {}) });
   }
 
   private async finish(outcome: CallOutcome, hooks: CallHooks, logger: ProcedureLogger): Promise<void> {

@@ -14,6 +14,7 @@ import type { StatementRouter } from './route.js';
 import { ProxyServer } from './server.js';
 import { startOps, type OpsRuntime } from './observability/ops-runtime.js';
 import { resolveLocalUsers } from './users-file.js';
+import { maskText } from './security/masking.js';
 
 export interface RunningProxy {
   server: ProxyServer;
@@ -41,6 +42,8 @@ export function createRouter(config: ProxyConfig, logger: Logger, connections: C
     catalogs: buildCatalogs(config),
     limits: config.procedures,
     logger,
+    // Secrets echoed in a procedure's error message are masked in the ERR packet, log and audit.
+    maskMessage: maskText,
     ...(ops ? { hooks: ops.hooks, frameworkParams: ops.frameworkParams } : {}),
   });
   return new Router({

@@ -20,6 +20,7 @@ import { parseCallArguments, parseCallName, ParseError, type CallName } from './
 import type { LocalReply, Route, SessionView, StatementRouter } from './route.js';
 import { Lexer, isKeyword } from './sql-lexer.js';
 import { classifyStatement } from './statement-prefilter.js';
+import { maskText } from './security/masking.js';
 import { newStandaloneState, rememberWarnings, respondStandalone, type StandaloneEnv, type StandaloneSessionState } from './standalone-responder.js';
 
 const FORWARD: Route = { kind: 'forward' };
@@ -113,7 +114,7 @@ export class Router implements StatementRouter {
       // an error and leaves the connection usable.
       const err = toProcedureError(e);
       this.opts.logger?.error({ err: e }, 'router failed');
-      return { kind: 'local', run: async () => [errorReply(err)] };
+      return { kind: 'local', run: async () => [errorReply({ errno: err.errno, sqlState: err.sqlState, message: maskText(err.message) })] };
     }
   }
 
@@ -210,13 +211,7 @@ export class Router implements StatementRouter {
   }
 
   private async runCall(sql: string, name: CallName, catalog: string, session: SessionView, signal: AbortSignal): Promise<LocalReply[]> {
-    let args;
-    try {
-      args = parseCallArguments(sql, name);
-    } catch (e) {
-      if (e instanceof ParseError) return [errorReply(e)];
-      throw e;
-    }
+    const procedure = name.parts[name.parts.length - 1]!;
     const caller: CallerInfo = {
       user: session.user,
       connectionId: session.connectionId,
@@ -224,15 +219,30 @@ export class Router implements StatementRouter {
       // The session's database belongs to its current catalog; in another catalog it means nothing.
       currentDatabase: this.currentCatalog(session) === catalog ? session.currentDatabase : null,
     };
+    let args;
+    try {
+      args = parseCallArguments(sql, name);
+    } catch (e) {
+      // An intercepted CALL whose arguments do not parse is answered with the parse error and
+      // audited like every other intercepted CALL (the executor's reject path).
+      if (e instanceof ParseError) return (await this.executor.reject({ catalog, procedure, args: [], statement: sql }, caller, new ProcedureError(e.errno === 1235 ? 'MULTI_STATEMENT' : 'PARSE_ERROR', e.message))).replies;
+      throw e;
+    }
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    const procedure = name.parts[name.parts.length - 1]!;
     this.running.set(session.connectionId, { controller, user: session.user, procedure });
     try {
       const req: CallRequest = { catalog, procedure, args, statement: sql };
-      if (this.opts.asyncCalls?.isAsync(req)) return await this.opts.asyncCalls.submit(req, caller);
+      if (this.opts.asyncCalls?.isAsync(req)) {
+        try {
+          return await this.opts.asyncCalls.submit(req, caller);
+        } catch (e) {
+          // The job could not be submitted (shutting down, grants unreadable): answered and audited here.
+          return (await this.executor.reject(req, caller, e)).replies;
+        }
+      }
       return await this.executor.execute(req, caller, controller.signal);
     } finally {
       signal.removeEventListener('abort', onAbort);

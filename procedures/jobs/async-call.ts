@@ -89,7 +89,8 @@ export async function submitAsyncCall(
       heavy: opts.heavy,
     },
     async (ctx) => {
-      const outcome = await runner.run(syncReq, caller, ctx.signal);
+      // The job's id goes into the call's audit record; the procedure's progress into the job record.
+      const outcome = await runner.run({ ...syncReq, jobId: ctx.jobId, onProgress: (u) => ctx.progress(u) }, caller, ctx.signal);
       if (outcome.committed) ctx.markCommitted();
       if (!outcome.ok) throw outcome.error;
       return jobResultOf(outcome.replies);

@@ -130,22 +130,22 @@ export class JobManager {
       if (signal.aborted) throw signal.reason;
       const started = await store.update(id, { state: 'running', startedAt: this.now() });
       if (started) this.opts.onStateChange?.(started);
-      let lastProgress = 0;
-      const interval = this.opts.progressIntervalMs ?? 1000;
-      const result = await work({
-        jobId: id,
-        signal,
-        progress: (p) => {
-          const t = this.now();
-          if (t - lastProgress < interval) return;
-          lastProgress = t;
-          void store.update(id, { progress: p }).catch(() => undefined);
-        },
-        markCommitted: () => {
-          committed = true;
-          void store.update(id, { committed: true }).catch(() => undefined);
-        },
-      });
+      const progress = this.progressWriter(id);
+      let result: JobResult;
+      try {
+        result = await work({
+          jobId: id,
+          signal,
+          progress: (p) => progress.report(p),
+          markCommitted: () => {
+            committed = true;
+            void store.update(id, { committed: true }).catch(() => undefined);
+          },
+        });
+      } finally {
+        // The last progress is stored before the final state, so job_status never goes back.
+        await progress.flush();
+      }
       const fin = await store.update(id, { state: 'succeeded', result, ...(committed ? { committed: true } : {}), finishedAt: this.now() });
       if (fin) this.opts.onStateChange?.(fin);
     } catch (e) {
@@ -160,6 +160,49 @@ export class JobManager {
     } finally {
       release?.();
     }
+  }
+
+  /**
+   * Stores a running job's progress: a new phase at once, counts within a phase at most every
+   * progressIntervalMs (the latest one is written when the interval has passed, so the stored
+   * progress is never more than one interval old), one write at a time and in order.
+   */
+  private progressWriter(id: string): { report(p: JobProgress): void; flush(): Promise<void> } {
+    const interval = this.opts.progressIntervalMs ?? 1000;
+    const store = this.opts.store;
+    let lastWrite = 0;
+    let lastPhase: string | null = null;
+    let pending: JobProgress | null = null;
+    let timer: NodeJS.Timeout | null = null;
+    let chain: Promise<unknown> = Promise.resolve();
+    const write = (): void => {
+      if (timer) {
+        clearTimeout(timer);
+        timer = null;
+      }
+      const p = pending;
+      pending = null;
+      if (!p) return;
+      lastWrite = this.now();
+      lastPhase = p.phase;
+      const stored: JobProgress = this.opts.redact(p);
+      chain = chain.then(() => store.update(id, { progress: stored })).catch(() => undefined);
+    };
+    return {
+      report: (p) => {
+        pending = { phase: p.phase, ...(p.done !== undefined ? { done: p.done } : {}), ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) };
+        const wait = lastWrite + interval - this.now();
+        if (p.phase !== lastPhase || wait <= 0) write();
+        else if (!timer) {
+          timer = setTimeout(write, wait);
+          timer.unref();
+        }
+      },
+      flush: async () => {
+        write();
+        await chain;
+      },
+    };
   }
 
   /**

@@ -17,7 +17,8 @@ import type { Warning } from '../route.js';
 import type { FeRefresher } from '../fe-refresh.js';
 import type { GrantSource } from '../security/grant-source.js';
 import { authorize, identityOf, orphanFloorRequirement, requirementFor, type Privilege } from '../security/privileges.js';
-import { buildAuditRecord, newAuditProgress, type AuditSink, type AuditOutcome } from './audit.js';
+import { buildAuditRecord, newAuditProgress, type AuditRecord, type AuditSink, type AuditOutcome } from './audit.js';
+import type { CallArgument } from '../../procedures/binding.js';
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';
 import { CallTrace, type Phase } from './tracing.js';
@@ -35,6 +36,12 @@ export interface OpsHooksOptions {
   refresher?: FeRefresher;
   locks?: { manager: TableLockManager; mode: 'wait' | 'fail'; waitMs: number };
   limiter?: HeavyJobLimiter;
+  /**
+   * True when the job manager takes the heavy-job slot of an async job before its work runs
+   * (ops-runtime wires it so): the work of a job (CallInfo.jobId set) then does not take a
+   * second one, which would halve the cap or, with a cap of 1, wait for itself.
+   */
+  jobsHoldHeavySlots?: boolean;
   heavyProcedures?: ReadonlySet<string>;
   /** Per-call limits; `session` reads a connection's `@paimon_call_timeout` as the session mirrors it. */
   timeouts?: TimeoutSettings & { session?: (connectionId: number) => unknown };
@@ -90,6 +97,16 @@ export function resultFacts(outcome: CallOutcome): { pinned: number | null; resu
   };
 }
 
+/** Unbound arguments as the statement gave them (`name` or `#position` -> value text); the audit masks them. */
+export function argumentsAsWritten(args: readonly CallArgument[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  args.forEach((a, i) => {
+    const v = a.value;
+    out[a.name ?? `#${i + 1}`] = v.kind === 'null' ? null : v.kind === 'string' ? v.value : v.kind === 'boolean' ? v.value : v.text;
+  });
+  return out;
+}
+
 /** The object a call acts on, from its `table` / `database` argument. */
 export function callTarget(call: CallInfo): { catalog: string; database?: string; table?: string } {
   const table = call.args['table'];
@@ -131,7 +148,7 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
       return resolveTimeout(call.frameworkArgs[TIMEOUT_ARGUMENT], session, opts.timeouts).ms;
     },
 
-    async authorize(call) {
+    async authorize(call, signal) {
       const st = stateOf(call);
       st.trace.enter('resolve');
       const target = callTarget(call);
@@ -154,12 +171,13 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
         const release = await opts.locks.manager.acquire(
           tableLockKey(target.catalog, target.database, target.table),
           { procedure: call.procedure, queryId: call.queryId, connectionId: call.caller.connectionId },
-          { mode: opts.locks.mode, waitMs: opts.locks.waitMs, onQueued: (d) => opts.metrics?.queued(d, 'table_lock') },
+          { mode: opts.locks.mode, waitMs: opts.locks.waitMs, signal, onQueued: (d) => opts.metrics?.queued(d, 'table_lock') },
         );
         st.releases.push(release);
       }
-      if (opts.limiter && heavy.has(call.procedure) && !call.dryRun) {
-        const release = await opts.limiter.acquire({ waitMs: opts.locks?.waitMs ?? 60_000, onQueued: (d) => opts.metrics?.queued(d, 'heavy_cap') });
+      // An async job's work already holds its slot: the job manager took it before the job ran.
+      if (opts.limiter && heavy.has(call.procedure) && !call.dryRun && (call.jobId === undefined || !opts.jobsHoldHeavySlots)) {
+        const release = await opts.limiter.acquire({ waitMs: opts.locks?.waitMs ?? 60_000, signal, onQueued: (d) => opts.metrics?.queued(d, 'heavy_cap') });
         st.releases.push(release);
       }
     },
@@ -184,7 +202,10 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
 
     async onFinish(outcome: CallOutcome) {
       const call = outcome.info;
-      if (!call) return;
+      if (!call) {
+        if (!outcome.ok && outcome.rejected) await auditRejected(outcome, outcome.rejected);
+        return;
+      }
       const st = calls.get(call.queryId);
       calls.delete(call.queryId);
       const end = now();
@@ -209,6 +230,7 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
           arguments: { ...call.args, ...call.frameworkArgs },
           statement: call.statement,
           dryRun: call.dryRun,
+          ...(call.jobId !== undefined ? { jobId: call.jobId } : {}),
         },
         progress,
         { startedAt: call.startedAt, endedAt: end, failed: !outcome.ok, error },
@@ -218,15 +240,44 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
       opts.metrics?.callFinished(call.procedure, record.outcome as AuditOutcome, outcome.durationMs / 1000);
       opts.metrics?.deleted(call.procedure, facts.deletedFiles);
       opts.metrics?.rewritten(call.procedure, facts.rewrittenRows, facts.rewrittenBytes);
-      if (opts.audit) {
-        try {
-          await opts.audit.write(record);
-        } catch (e) {
-          opts.metrics?.auditFailed();
-          opts.logger?.error({ err: e, queryId: call.queryId }, 'no audit sink accepted the record of a CALL');
-        }
-      }
+      await writeAudit(record);
     },
   };
+
+  async function writeAudit(record: AuditRecord): Promise<void> {
+    if (!opts.audit) return;
+    try {
+      await opts.audit.write(record);
+    } catch (e) {
+      opts.metrics?.auditFailed();
+      opts.logger?.error({ err: e, queryId: record.queryId }, 'no audit sink accepted the record of a CALL');
+    }
+  }
+
+  /**
+   * A CALL refused before it was bound (unknown procedure, bad arguments, unparsable): one
+   * record with the procedure name and arguments as written, and a count in the metrics.
+   */
+  async function auditRejected(outcome: Extract<CallOutcome, { ok: false }>, r: NonNullable<Extract<CallOutcome, { ok: false }>['rejected']>): Promise<void> {
+    const procedure = r.request.procedure.toLowerCase();
+    const record = buildAuditRecord(
+      {
+        queryId: r.queryId,
+        connectionId: r.caller.connectionId,
+        user: r.caller.user,
+        clientAddress: r.caller.clientAddress,
+        catalog: r.request.catalog,
+        procedure,
+        arguments: argumentsAsWritten(r.request.args),
+        statement: r.request.statement,
+        ...(r.request.jobId !== undefined ? { jobId: r.request.jobId } : {}),
+      },
+      newAuditProgress(),
+      { startedAt: r.startedAt, endedAt: r.startedAt + outcome.durationMs, failed: true, error: outcome.error },
+    );
+    opts.metrics?.callFinished(procedure, record.outcome as AuditOutcome, outcome.durationMs / 1000);
+    await writeAudit(record);
+  }
+
   return hooks;
 }

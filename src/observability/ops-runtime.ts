@@ -178,6 +178,8 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
     ...(refresher ? { refresher } : {}),
     locks: { manager: locks, mode: config.procedures.table_lock, waitMs: config.procedures.table_lock_wait_ms },
     limiter,
+    // submitAsync hands heavy jobs to the job manager, which takes their slot before they run.
+    jobsHoldHeavySlots: true,
     timeouts: {
       defaultMs: config.procedures.default_timeout_ms,
       maxMs: config.procedures.max_timeout_ms,
