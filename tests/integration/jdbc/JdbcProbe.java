@@ -5,6 +5,9 @@
 // "@timeout " runs with Statement.setQueryTimeout(1): Connector/J then cancels it with
 // KILL QUERY over a second connection, using the connection id from the greeting. A statement
 // "@prepared <sql>|<p1>|<p2>..." runs as a PreparedStatement (integers via setLong, else setString).
+// "@metadata" prints the driver's view of the server: product and version, autocommit, isolation,
+// and the databases (DatabaseMetaData.getCatalogs, which sends SHOW DATABASES). Warnings of each
+// statement follow its results.
 import java.sql.*;
 
 public class JdbcProbe {
@@ -12,6 +15,10 @@ public class JdbcProbe {
     try (Connection c = DriverManager.getConnection(args[0], args[1], args[2])) {
       for (int i = 3; i < args.length; i++) {
         String sql = args[i];
+        if (sql.equals("@metadata")) {
+          metadata(c);
+          continue;
+        }
         if (sql.startsWith("@prepared ")) {
           // "@prepared <sql>|<param>|<param>...": a PreparedStatement; integers bound with setLong, the rest with setString
           String[] parts = sql.substring("@prepared ".length()).split("\\|", -1);
@@ -40,12 +47,26 @@ public class JdbcProbe {
           System.out.println("ERR " + e.getErrorCode() + " " + e.getSQLState() + " " + e.getClass().getSimpleName() + ": " + e.getMessage());
         }
       }
+      System.out.println("> prepared");
       try (PreparedStatement ps = c.prepareStatement("SELECT ? + 1 AS n, CONCAT(?, '!') AS s")) {
         ps.setInt(1, 41);
         ps.setString(2, "hi");
-        System.out.println("> prepared");
         print(ps, ps.execute());
+      } catch (SQLException e) {
+        System.out.println("ERR " + e.getErrorCode() + " " + e.getSQLState() + " " + e.getClass().getSimpleName() + ": " + e.getMessage());
       }
+    }
+  }
+
+  static void metadata(Connection c) throws SQLException {
+    DatabaseMetaData md = c.getMetaData();
+    System.out.println("PRODUCT " + md.getDatabaseProductName() + " " + md.getDatabaseProductVersion());
+    System.out.println("AUTOCOMMIT " + c.getAutoCommit());
+    System.out.println("ISOLATION " + c.getTransactionIsolation());
+    try (ResultSet rs = md.getCatalogs()) {
+      StringBuilder b = new StringBuilder("CATALOGS");
+      while (rs.next()) b.append('\t').append(rs.getString(1));
+      System.out.println(b);
     }
   }
 
@@ -69,6 +90,9 @@ public class JdbcProbe {
         System.out.println("COUNT " + n);
       }
       isResult = s.getMoreResults();
+    }
+    for (SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
+      System.out.println("WARNING " + w.getErrorCode() + " " + w.getMessage());
     }
   }
 }
