@@ -2,7 +2,7 @@
 /**
  * The `paimon-procedure-proxy` command.
  *
- *   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--audit-log FILE] [--metrics-port P] [--workers N] [--no-demo]
+ *   paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--audit-log FILE] [--metrics-port P] [--trace-file FILE] [--workers N] [--no-demo]
  *   paimon-procedure-proxy call "<CALL ...>" [--config FILE] [--warehouse DIR] [--json]
  *   paimon-procedure-proxy hash-password        (reads a password from standard input)
  */
@@ -20,7 +20,7 @@ import { ensureDemoTable } from './paimon/demo-table.js';
 import { closeDataEngine } from './paimon/data/duckdb-engine.js';
 
 const USAGE = `Usage:
-  paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--audit-log FILE] [--metrics-port P] [--workers N] [--no-demo]
+  paimon-procedure-proxy serve [--config FILE] [--host H] [--port P] [--warehouse DIR] [--upstream HOST:PORT] [--audit-log FILE] [--metrics-port P] [--trace-file FILE] [--workers N] [--no-demo]
       Start the MySQL-protocol proxy. Without an upstream FE it runs standalone on the embedded
       default: one filesystem catalog 'paimon' with its warehouse in ./warehouse, listening on 127.0.0.1:9031;
       an empty embedded warehouse gets the demo table demo.orders (--no-demo: don't create it).
@@ -48,6 +48,7 @@ async function serve(argv: string[]): Promise<void> {
       upstream: { type: 'string' },
       'audit-log': { type: 'string' },
       'metrics-port': { type: 'string' },
+      'trace-file': { type: 'string' },
       workers: { type: 'string' },
       'no-demo': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -70,6 +71,8 @@ async function serve(argv: string[]): Promise<void> {
     if (!Number.isInteger(p) || p < 0 || p > 65535) fail(`--metrics-port: expected a port number 0..65535, got '${values['metrics-port']}'`);
     config.metrics.port = p;
   }
+  // Trace spans of every CALL as JSON lines (tracing is off unless this or tracing.file/console is set).
+  if (values['trace-file'] !== undefined) config.tracing.file = resolvePath(values['trace-file']);
   const workers = config.listen.workers;
   if (cluster.isPrimary && embeddedCatalog && !config.upstream && !values['no-demo']) await createDemoIfEmpty(config);
   if (workers > 1 && cluster.isPrimary) return superviseWorkers(workers);

@@ -122,6 +122,11 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   metrics: z.strictObject({ port: port.optional(), host: z.string().default('127.0.0.1') }).prefault({}),
+  /**
+   * Trace spans of intercepted CALLs (a span per CALL, a child per phase), off by default.
+   * `file`: append them as JSON lines to this file; `console`: write them to standard error.
+   */
+  tracing: z.strictObject({ file: z.string().optional(), console: z.boolean().default(false) }).prefault({}),
   procedures: z
     .strictObject({
       /** remove_orphan_files refuses an older_than younger than this unless forced (ADMIN). */

@@ -22,6 +22,7 @@ import type { CallArgument } from '../../procedures/binding.js';
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';
 import { CallTrace, type Phase } from './tracing.js';
+import { maskText } from '../security/masking.js';
 import { CALLER_SCOPED_PROCEDURES } from '../../procedures/jobs/job-procedures.js';
 
 /** Procedures that count against the global cap on heavy work. */
@@ -134,6 +135,10 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
         'paimon.query_id': call.queryId,
         'db.user': call.caller.user,
         'paimon.connection_id': call.caller.connectionId,
+        'client.address': call.caller.clientAddress,
+        // The statement with secrets masked (the exporter masks every attribute again).
+        'db.statement': maskText(call.statement),
+        ...(call.jobId !== undefined ? { 'paimon.job_id': call.jobId } : {}),
       }, { ...(opts.tracer ? { tracer: opts.tracer } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}), now });
       st = { trace, releases: [], started: false };
       calls.set(call.queryId, st);

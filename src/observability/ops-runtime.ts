@@ -17,6 +17,8 @@ import { createAuditSink, type MultiAuditSink } from './audit.js';
 import { setupMetrics, startMetricsServer, type ProxyMetrics } from './metrics.js';
 import { createOpsHooks, DEFAULT_HEAVY_PROCEDURES } from './ops-hooks.js';
 import { FeRefresher } from '../fe-refresh.js';
+import { JsonLinesSpanExporter, RecordingTracerProvider } from './tracer-provider.js';
+import { TRACER_NAME } from './tracing.js';
 import { GrantCache } from '../security/grant-cache.js';
 import { ConfigGrantSource, UpstreamGrantSource, type GrantSource, type GrantSubject, type UpstreamQuery } from '../security/grant-source.js';
 import type { UserGrants } from '../security/privileges.js';
@@ -169,6 +171,15 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
   const { interrupted } = await jobs.open();
   if (interrupted > 0) notes.push(`${interrupted} job(s) interrupted by the previous process were marked failed (not re-run)`);
 
+  // Tracing (off by default): spans of every CALL as JSON lines to a file or standard error.
+  const tracerProvider =
+    config.tracing.file !== undefined || config.tracing.console
+      ? new RecordingTracerProvider({
+          exporter: new JsonLinesSpanExporter(config.tracing.file !== undefined ? { file: resolve(config.tracing.file) } : { stream: process.stderr }),
+        })
+      : undefined;
+  if (tracerProvider) log.info({ file: config.tracing.file ?? 'stderr' }, 'tracing: CALL spans are written as JSON lines');
+
   const sessionTimeouts = new SessionTimeouts();
   const hooks = createOpsHooks({
     logger: log,
@@ -178,6 +189,7 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
     ...(refresher ? { refresher } : {}),
     locks: { manager: locks, mode: config.procedures.table_lock, waitMs: config.procedures.table_lock_wait_ms },
     limiter,
+    ...(tracerProvider ? { tracer: tracerProvider.getTracer(TRACER_NAME) } : {}),
     // submitAsync hands heavy jobs to the job manager, which takes their slot before they run.
     jobsHoldHeavySlots: true,
     timeouts: {
@@ -208,6 +220,7 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
       await jobs.close();
       await refresher?.close();
       await audit.close();
+      await tracerProvider?.shutdown();
       await metricsServer?.close();
     },
   };
