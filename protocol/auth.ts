@@ -115,6 +115,15 @@ export function parseAuthSwitchRequest(payload: Buffer): AuthSwitchRequest {
   return { pluginName, pluginData };
 }
 
+/**
+ * True for caching_sha2_password's "perform full authentication" (AuthMoreData 0x01 0x04): the
+ * client answers it with the password itself, in clear text on a TLS connection, RSA-encrypted
+ * with the server's public key on a plain one.
+ */
+export function isPerformFullAuthentication(payload: Uint8Array): boolean {
+  return payload.length === 2 && payload[0] === AUTH_MORE_DATA_HEADER && payload[1] === PERFORM_FULL_AUTHENTICATION;
+}
+
 export function buildAuthMoreData(data: Uint8Array): Buffer {
   return new BufferWriter(1 + data.length).u8(AUTH_MORE_DATA_HEADER).bytes(data).finish();
 }

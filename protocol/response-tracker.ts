@@ -7,7 +7,9 @@
  * parameter and column blocks, COM_FIELD_LIST, COM_STATISTICS's bare string, COM_CHANGE_USER's
  * authentication exchange, and the commands that get no response at all.
  */
+import { PERFORM_FULL_AUTHENTICATION } from './auth.js';
 import {
+  AUTH_MORE_DATA_HEADER,
   CLIENT_DEPRECATE_EOF,
   COM_CHANGE_USER,
   COM_FIELD_LIST,
@@ -72,6 +74,11 @@ export class ResponseTracker extends PacketWalker {
   outcome: ResponseOutcome = 'ok';
   /** Packets seen in the current response (diagnostics and tests). */
   packets = 0;
+  /**
+   * The server asked for caching_sha2_password full authentication during this COM_CHANGE_USER
+   * exchange (the client's next packet carries the password); reset by begin().
+   */
+  fullAuthRequested = false;
   private command = -1;
   private remainingDefs = 0;
   private prepareColumns = 0;
@@ -110,6 +117,7 @@ export class ResponseTracker extends PacketWalker {
     this.command = command;
     this.outcome = 'ok';
     this.packets = 0;
+    this.fullAuthRequested = false;
     if (!ResponseTracker.expectsResponse(command)) {
       this.state = TrackerState.Idle;
       return false;
@@ -243,6 +251,8 @@ export class ResponseTracker extends PacketWalker {
         }
         return;
       case TrackerState.Auth:
+        // caching_sha2_password's "perform full authentication": the client's next reply is the password.
+        if (first === AUTH_MORE_DATA_HEADER && len === 2 && buf[off + 1] === PERFORM_FULL_AUTHENTICATION) this.fullAuthRequested = true;
         if (first === OK_HEADER) {
           this.lastStatusFlags = okStatus(buf, off, len);
           this.finish('ok');

@@ -13,7 +13,7 @@
  */
 import type { Socket } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
-import { generateScramble, MYSQL_NATIVE_PASSWORD } from '../protocol/auth.js';
+import { generateScramble, isPerformFullAuthentication, MYSQL_NATIVE_PASSWORD } from '../protocol/auth.js';
 import {
   CLIENT_CONNECT_ATTRS,
   CLIENT_CONNECT_WITH_DB,
@@ -657,6 +657,11 @@ export class Session implements SessionView {
 
   private relayUpstreamAuth(p: Packet): void {
     const first = p.payload[0];
+    if (isPerformFullAuthentication(p.payload) && this.authLegsDiffer()) {
+      // The client would answer with its password: in clear text (TLS client) for a plain FE.
+      this.refuseFullAuthentication((p.seq + this.seqDelta) & 0xff);
+      return;
+    }
     this.relayToClient(this.seqDelta === 0 ? p.raw : encodePacket(p.payload, (p.seq + this.seqDelta) & 0xff));
     if (first === OK_HEADER) {
       this.statusFlags = p.payload.length >= 7 ? this.okStatus(p.payload) : this.statusFlags;
@@ -666,6 +671,35 @@ export class Session implements SessionView {
       this.log.info({ client: this.clientAddress, user: this.user }, 'upstream refused authentication');
       this.close('authentication failed', true);
     }
+  }
+
+  /** One leg TLS and the other not: a password answer cannot be relayed safely. */
+  private authLegsDiffer(): boolean {
+    return this.clientTls !== (this.deps.upstream?.tls != null);
+  }
+
+  /**
+   * caching_sha2_password full authentication with TLS on one leg only. A TLS client answers
+   * with the password in clear text (which must not go to a plain FE); a plain client asks for
+   * the FE's RSA key, which a TLS FE does not use. Relaying either would need the proxy to
+   * handle the password, which it never does: the client gets a clear error instead.
+   */
+  private refuseFullAuthentication(seq: number): void {
+    const client = this.clientTls ? 'TLS' : 'plain';
+    const fe = this.deps.upstream?.tls != null ? 'TLS' : 'plain';
+    this.log.info({ client: this.clientAddress, user: this.user, clientTls: this.clientTls }, 'caching_sha2_password full authentication refused (TLS on one leg only)');
+    this.failConnection(
+      {
+        errno: ER_NOT_SUPPORTED_AUTH_MODE,
+        sqlState: '08004',
+        message:
+          `paimon-procedure-proxy: the FE asks for caching_sha2_password full authentication, which cannot be relayed from a ${client} client connection ` +
+          `to a ${fe} FE connection without the proxy handling the password; use TLS on both connections (upstream.tls) or on neither ` +
+          `(the password then goes RSA-encrypted to the FE), or log in once directly so the FE caches the account and later logins take the fast path`,
+      },
+      seq,
+      'caching_sha2 full authentication across TLS and plain',
+    );
   }
 
   private okStatus(payload: Buffer): number {
@@ -778,6 +812,11 @@ export class Session implements SessionView {
         return;
       }
       if (state === TrackerState.Auth) {
+        if (this.tracker.fullAuthRequested && this.authLegsDiffer()) {
+          // This reply is the password (or an RSA key request): it never goes up.
+          this.refuseFullAuthentication(chunk.length >= 4 ? (chunk[3] + 1) & 0xff : 0);
+          return;
+        }
         // COM_CHANGE_USER's exchange: the client's auth replies go up as they are.
         this.relayToUpstream(chunk);
         return;

@@ -6,6 +6,7 @@ import {
   cachingSha2Hash,
   cachingSha2Token,
   generateScramble,
+  isPerformFullAuthentication,
   nativePasswordHash,
   nativePasswordToken,
   parseAuthSwitchRequest,
@@ -67,6 +68,16 @@ describe('authentication plugins', () => {
   test('malformed stored hashes are reported, not silently accepted', () => {
     assert.throws(() => verifyNativePassword(Buffer.alloc(20), generateScramble(), 'plaintext'), /40 hex digits/);
     assert.throws(() => verifyCachingSha2(Buffer.alloc(32), generateScramble(), 'xyz'), /64 hex digits/);
+  });
+
+  test('caching_sha2 "perform full authentication" is exactly AuthMoreData 0x01 0x04', () => {
+    // MySQL's sha2_password.h: fast_auth_success = 3, perform_full_authentication = 4
+    assert.equal(isPerformFullAuthentication(Buffer.from([0x01, 0x04])), true);
+    assert.equal(isPerformFullAuthentication(Buffer.from([0x01, 0x03])), false);
+    // the RSA public key a server sends: AuthMoreData with a PEM body
+    assert.equal(isPerformFullAuthentication(Buffer.from('\x01\x04-----BEGIN PUBLIC KEY-----', 'latin1')), false);
+    assert.equal(isPerformFullAuthentication(Buffer.from([0x04])), false);
+    assert.equal(isPerformFullAuthentication(Buffer.from([0x00, 0x04])), false);
   });
 
   test('AuthSwitchRequest carries the plugin name and the scramble with a trailing NUL', () => {

@@ -194,6 +194,28 @@ describe('response tracker', () => {
     assert.equal(t.outcome, 'ok');
   });
 
+  test('COM_CHANGE_USER: caching_sha2 "perform full authentication" is flagged, "fast auth success" is not; begin() clears it', () => {
+    const t = new ResponseTracker(EOF_CAPS);
+    t.begin(COM_CHANGE_USER);
+    const sw = Buffer.concat([Buffer.from([0xfe]), Buffer.from('caching_sha2_password\0'), Buffer.alloc(21, 0x41)]);
+    const stream = Buffer.concat([encodePacket(sw, 1), encodePacket(Buffer.from([0x01, 0x03]), 3)]);
+    assert.equal(t.feed(stream), -1);
+    assert.equal(t.fullAuthRequested, false, 'fast auth success');
+    // split inside the 2-byte AuthMoreData: the flag is set from the walker's joined prefix
+    const full = encodePacket(Buffer.from([0x01, 0x04]), 5);
+    assert.equal(t.feed(full.subarray(0, 5)), -1);
+    assert.equal(t.feed(full.subarray(5)), -1);
+    assert.equal(t.fullAuthRequested, true);
+    const ok = encodePacket(buildOk(EOF_CAPS, { statusFlags: 2 }), 7);
+    assert.equal(t.feed(ok), ok.length);
+    t.begin(COM_CHANGE_USER);
+    assert.equal(t.fullAuthRequested, false);
+    // a query's first packet 0x01 0x04 is a column count, not an auth request
+    t.begin(COM_QUERY);
+    t.feed(encodePacket(Buffer.from([0x01]), 1));
+    assert.equal(t.fullAuthRequested, false);
+  });
+
   test('a 200,000-row result scans without allocating per row (smoke: bounded time)', () => {
     const rows = Array.from({ length: 200_000 }, (_, i) => [String(i), 'row' + i]);
     const stream = frame(textResultSetPayloads([col('a'), col('b')], rows, { capabilities: DEP_CAPS, statusFlags: 2, moreResults: false }));
