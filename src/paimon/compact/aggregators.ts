@@ -403,6 +403,9 @@ function mapEquals(kt: FieldType, vt: FieldType, x: Array<[Datum, Datum]>, y: Ar
   return x.every(([k, v]) => y.some(([k2, v2]) => datumEquals(kt, k, k2) && datumEquals(vt, v, v2)));
 }
 
+/** Element types whose Java hashCode (and so HashSet order) is reproduced. */
+const HASHED_ELEMENTS = new Set(['BOOLEAN', 'TINYINT', 'SMALLINT', 'INT', 'DATE', 'TIME', 'BIGINT', 'FLOAT', 'DOUBLE']);
+
 /** Java `hashCode()` of a boxed value, for the element types whose HashSet order is reproduced. */
 function javaHash(t: FieldType, v: Datum): number | undefined {
   if (v === null) return 0;
@@ -601,7 +604,7 @@ export function createFieldAggregator(field: DataFieldSpec, name: string, option
     case 'collect': {
       if (t.root !== 'ARRAY') throw invalid(`Data type for collect column must be 'Array' but was '${t.root}' (field ${f}).`);
       const distinct = bool(options[`fields.${f}.distinct`]);
-      if (distinct && !isConstructed(t.element) && javaHash(t.element, t.element.root === 'BOOLEAN' ? true : 0) === undefined) {
+      if (distinct && !isConstructed(t.element) && !HASHED_ELEMENTS.has(t.element.root)) {
         throw refuse(
           `collect with 'fields.${f}.distinct' = true over ${t.element.root} elements is not supported by this compaction (Java's HashSet element order is reproduced for boolean and numeric elements only); use Paimon's own compaction`,
         );
