@@ -6,15 +6,25 @@
  * snapshot (a concurrent writer that touched the same files makes it a COMMIT_CONFLICT and the
  * table is unchanged).
  *
+ * With `order_strategy` 'order' | 'zorder' | 'hilbert' it is a sort compaction
+ * (src/paimon/compact/sort-compaction.ts, Spark's `sortCompactUnAwareBucketTable`): every
+ * selected partition of an unaware-bucket append table is read, sorted by the strategy's key
+ * (Paimon's ZIndexer / HilbertIndexer bytes, or the ascending NULLS FIRST order of the columns)
+ * and rewritten, committed as one OVERWRITE snapshot of exactly those partitions; the files
+ * deleted are those of the pinned snapshot, so rows appended concurrently are kept.
+ *
  * Validation follows Spark's `CompactProcedure` (messages quoted from it where it has them):
  * the strategy is 'full' | 'minor'; `partitions` and `where` are exclusive; `where` may only
  * reference partition columns; `order_by` needs a sort strategy and vice versa; `buckets` only on
- * fixed-bucket tables, in range. Sort compaction (order/zorder/hilbert) is refused with
- * NOT_SUPPORTED after the arguments are validated.
- */
+ * fixed-bucket tables, in range, and never with a sort strategy; a sort compaction needs an
+ * unaware-bucket append table (UNSUPPORTED_TABLE otherwise), order_by columns that exist
+ * (COLUMN_NOT_FOUND), are not partition columns and have atomic types, and at least two columns
+ * for 'hilbert'. */
 import { PaimonError } from '../src/paimon/errors.js';
 import { parseDuration } from '../src/paimon/core-options.js';
 import { compactTable } from '../src/paimon/compact/compact-table.js';
+import { sortCompactTable, checkSortCompactable } from '../src/paimon/compact/sort-compaction.js';
+import type { SortStrategy } from '../src/paimon/compact/sort-key.js';
 import { parsePartitionPredicate, parsePartitionsArgument, parseBucketsArgument } from '../src/paimon/compact/partition-predicate.js';
 import { SchemaManager } from '../src/paimon/schema-manager.js';
 import { ProcedureError } from './errors.js';
@@ -45,14 +55,15 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
   }
   const orderStrategy = blank(args.order_strategy) ? 'none' : args.order_strategy!.trim().toLowerCase();
   if (!['none', 'order', 'zorder', 'hilbert'].includes(orderStrategy)) {
-    throw new ProcedureError('INVALID_ARGUMENT', `order_strategy must be one of none, order, zorder, hilbert, but '${args.order_strategy}' is given.`);
+    // CoreOptions.OrderType.of
+    throw new ProcedureError('INVALID_ARGUMENT', `cannot match type: ${args.order_strategy} for ordering (order_strategy is one of none, order, zorder, hilbert)`);
   }
   const orderBy = blank(args.order_by) ? [] : args.order_by!.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (orderStrategy === 'none' && orderBy.length > 0) throw new ProcedureError('INVALID_ARGUMENT', 'order_strategy "none" cannot work with order_by columns.');
-  if (orderStrategy !== 'none' && orderBy.length === 0) throw new ProcedureError('INVALID_ARGUMENT', `order_strategy "${orderStrategy}" needs order_by columns.`);
+  if (orderStrategy !== 'none' && orderBy.length === 0) throw new ProcedureError('INVALID_ARGUMENT', `order column could not be empty (order_strategy "${orderStrategy}" needs order_by columns).`);
   if (orderStrategy !== 'none' && !blank(args.partition_idle_time)) throw new ProcedureError('INVALID_ARGUMENT', "sort compact do not support 'partition_idle_time'.");
   if (!blank(args.partitions) && !blank(args.where)) throw new ProcedureError('INVALID_ARGUMENT', 'partitions and where cannot be used together.');
-  if (orderStrategy !== 'none' && !blank(args.buckets)) throw new ProcedureError('INVALID_ARGUMENT', "'buckets' cannot be used with a sort compact.");
+  if (orderStrategy !== 'none' && !blank(args.buckets)) throw new ProcedureError('INVALID_ARGUMENT', 'Specifying buckets is not supported for sort compact.');
   const idleMs = blank(args.partition_idle_time) ? null : parseDuration(args.partition_idle_time!.trim(), 'partition_idle_time');
   const dynamicOptions = parseOptions(args.options);
 
@@ -78,14 +89,26 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
     buckets = parseBucketsArgument(args.buckets!, bucketNum);
   }
   if (orderStrategy !== 'none') {
+    // Spark checks the partition columns first, then the table kind, then the columns (TableSorter).
+    if (orderBy.some((c) => partitionKeys.includes(c))) {
+      throw new ProcedureError(
+        'INVALID_ARGUMENT',
+        `order_by should not contain partition cols, because it is meaningless, your order_by cols are [${orderBy.join(', ')}], and partition cols are [${partitionKeys.join(', ')}]`,
+      );
+    }
     if (schema.primaryKeys.length > 0 || bucketNum !== -1) {
-      throw new ProcedureError('INVALID_ARGUMENT', `order_strategy '${orderStrategy}' only support unaware-bucket append-only table yet.`);
+      throw new ProcedureError(
+        'UNSUPPORTED_TABLE',
+        `compact with sort_type ${args.order_strategy!.trim()} only support unaware-bucket append-only table yet; ${t.identifier} is a ${schema.primaryKeys.length > 0 ? 'primary-key' : 'fixed-bucket append'} table (bucket = ${bucketNum}).`,
+      );
     }
-    for (const c of orderBy) {
-      if (partitionKeys.includes(c)) throw new ProcedureError('INVALID_ARGUMENT', `order_by column ${c} is a partition column; sorting by it is meaningless.`);
-      if (!schema.fields.some((f) => f.name === c)) throw new ProcedureError('INVALID_ARGUMENT', `order_by column ${c} does not exist in ${t.identifier}.`);
+    const missing = orderBy.find((c) => !schema.fields.some((f) => f.name === c));
+    if (missing !== undefined) {
+      throw new ProcedureError('COLUMN_NOT_FOUND', `Can't find column ${missing} in table columns. Possible columns are [${schema.fields.map((f) => f.name).join(',')}]`);
     }
-    throw new ProcedureError('NOT_SUPPORTED', `sort compaction (order_strategy '${orderStrategy}') is not implemented by this proxy; run it with Paimon's Spark or Flink compact procedure.`);
+    // The remaining table checks (types, hilbert arity, clustering, formats) raise PaimonErrors.
+    checkSortCompactable(t.identifier, schema, options, orderStrategy as SortStrategy, orderBy);
+    return runSortCompact(args, ctx, t, orderStrategy as SortStrategy, orderBy, filter, dynamicOptions);
   }
 
   ctx.progress({ phase: 'plan' });
@@ -144,16 +167,82 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
   }
 }
 
+type ResolvedTable = Awaited<ReturnType<ProcedureContext['resolveTable']>>;
+
+async function runSortCompact(
+  args: CompactArgs,
+  ctx: ProcedureContext,
+  t: ResolvedTable,
+  strategy: SortStrategy,
+  orderBy: string[],
+  filter: ((spec: ReadonlyArray<readonly [string, string]>) => boolean) | null,
+  dynamicOptions: Record<string, string>,
+): Promise<ProcedureResult> {
+  ctx.progress({ phase: 'plan' });
+  const ac = new AbortController();
+  const onAbort = (): void => ac.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const r = await sortCompactTable({
+      fileIO: t.fileIO,
+      tablePath: t.location,
+      branch: t.branch,
+      table: t.identifier,
+      strategy,
+      orderBy,
+      dynamicOptions,
+      partitionFilter: filter,
+      dryRun: args.dry_run,
+      signal: ac.signal,
+      onProgress: (p) => ctx.progress({ phase: 'sort', done: p.partitionsDone, total: p.partitionsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
+    });
+    if (r.committedSnapshotId !== null) {
+      ctx.markCommitted();
+      ctx.reportAffected(t.identifier);
+    }
+    ctx.throwIfAborted();
+    return {
+      rows: [
+        {
+          result: true,
+          partitions_compacted: r.partitions,
+          // An unaware-bucket table has one bucket (0) per partition.
+          buckets_compacted: r.partitions,
+          files_before: r.filesBefore,
+          files_after: r.filesAfter,
+          files_upgraded: 0,
+          bytes_before: r.bytesBefore,
+          bytes_after: r.bytesAfter,
+          rows_read: r.rowsRead,
+          rows_written: r.rowsWritten,
+          snapshot_id: r.committedSnapshotId,
+          pinned_snapshot_id: r.baseSnapshotId,
+          dry_run: args.dry_run,
+          message: r.skippedReason,
+        },
+      ],
+      info:
+        r.skippedReason ??
+        (args.dry_run ? 'dry run: nothing committed' : `sort compaction (${strategy} by ${orderBy.join(', ')}): committed OVERWRITE snapshot ${r.committedSnapshotId}`),
+    };
+  } catch (e) {
+    if (ctx.signal.aborted) ctx.throwIfAborted();
+    throw e;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
 export const compact = defineProcedure({
   name: 'compact',
   description:
-    'Compact a table: merge the files of each bucket (primary-key tables: with the merge engine, to the top level for a full compaction; append tables: small files), committed as one COMPACT snapshot.',
+    "Compact a table: merge the files of each bucket (primary-key tables: with the merge engine, to the top level for a full compaction; append tables: small files), committed as one COMPACT snapshot. With order_strategy order/zorder/hilbert: sort compaction of an unaware-bucket append table, the selected partitions rewritten sorted (Paimon's z-order / Hilbert keys) and committed as one OVERWRITE snapshot of those partitions.",
   params: [
     { name: 'table', type: 'string', required: true, description: "Table identifier 'db.tbl' or 'db.tbl$branch_<name>'." },
     { name: 'partitions', type: 'string', description: "Partitions to compact: 'p=v,q=w;p=v2' (',' = AND, ';' = OR). Exclusive with where." },
     { name: 'compact_strategy', type: 'string', description: "'full' (default) or 'minor' (Paimon's universal compaction picking)." },
-    { name: 'order_strategy', type: 'string', description: "'none' (default); 'order' | 'zorder' | 'hilbert' are refused (not implemented)." },
-    { name: 'order_by', type: 'string', description: 'Sort columns of a sort compaction.' },
+    { name: 'order_strategy', type: 'string', description: "'none' (default), or a sort compaction of an unaware-bucket append table: 'order' (ascending, NULLS FIRST), 'zorder' (Paimon's ZIndexer; 'zorder.var-length-contribution' bytes per string), 'hilbert' (HilbertIndexer, at least two columns)." },
+    { name: 'order_by', type: 'string', description: "Sort columns of a sort compaction: 'a,b' (atomic-typed, not partition columns)." },
     { name: 'where', type: 'string', description: 'Predicate on partition columns only (=, <>, <, <=, >, >=, IN, IS [NOT] NULL, AND, OR, NOT, parentheses).' },
     { name: 'options', type: 'string', description: "Dynamic table options for this call: 'k1=v1,k2=v2' (e.g. target-file-size)." },
     { name: 'partition_idle_time', type: 'string', description: "Only partitions without new files for this long (e.g. '1 d'), with a full compaction." },

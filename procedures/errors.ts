@@ -63,6 +63,11 @@ export const ERROR_CODES = {
     meaning: 'An argument value has the wrong type for its parameter (for example a string for an INT).',
     whatToDo: 'Pass a value of the type shown in the signature.',
   },
+  COLUMN_NOT_FOUND: {
+    errno: 1054, sqlState: '42S22', // ER_BAD_FIELD_ERROR
+    meaning: 'An argument names a column the table does not have (for example an order_by column of compact); the message lists the columns it has.',
+    whatToDo: 'Use one of the listed column names.',
+  },
   INVALID_ARGUMENT: {
     errno: 1210, sqlState: 'HY000',
     meaning: 'An argument has the right type but a value the procedure refuses (for example retain_min < 1, a bad duration or table identifier).',
