@@ -6,7 +6,7 @@
  *
  * A file counts as a log or audit file when its name says so (*.log, *.jsonl, *.ndjson, or
  * "audit" in the name) and it was written by the proxy: JSON lines with pino's `level`/`msg`
- * or an audit record's `queryId`/`procedure`, or any file with "audit" in its name. Logs of the
+ * or an audit record's `queryId`/`procedure`, or a trace span's `traceId`/`spanId`, or any file with "audit" in its name. Logs of the
  * peers (MariaDB, moto, Java) are theirs, not the proxy's, and are not judged here.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -32,8 +32,8 @@ function isProxyLogOrAudit(path: string, head: string): boolean {
   const first = head.split('\n', 1)[0] ?? '';
   try {
     const o = JSON.parse(first) as Record<string, unknown>;
-    // pino log lines, audit records, job records.
-    return ('level' in o && ('msg' in o || 'time' in o)) || ('queryId' in o && 'procedure' in o) || ('procedure' in o && 'state' in o);
+    // pino log lines, audit records, job records, trace spans (tracing.file).
+    return ('level' in o && ('msg' in o || 'time' in o)) || ('queryId' in o && 'procedure' in o) || ('procedure' in o && 'state' in o) || ('traceId' in o && 'spanId' in o);
   } catch {
     return false;
   }
