@@ -13,6 +13,7 @@ import { Router, type ConnectionDirectory } from './router.js';
 import type { StatementRouter } from './route.js';
 import { ProxyServer } from './server.js';
 import { startOps, type OpsRuntime } from './observability/ops-runtime.js';
+import { serverStatsSnapshot } from './observability/metrics.js';
 import { resolveLocalUsers } from './users-file.js';
 import { maskText } from './security/masking.js';
 
@@ -91,7 +92,8 @@ export async function startProxy(config: ProxyConfig, opts: StartProxyOptions = 
   server = await ProxyServer.create({ config, router, logger, worker: opts.worker });
   const address = await server.listen();
   const s = server;
-  const stopObserving = ops?.metrics.observeServer(() => ({ connectionsOpen: s.connectionCount, connectionsAccepted: s.stats.connectionsAccepted, questions: s.stats.questions }));
+  // Connections, commands, and forwarded statements and bytes (when the session counts them), read at scrape time.
+  const stopObserving = ops?.metrics.observeServer(() => serverStatsSnapshot(s.connectionCount, s.stats));
   return {
     server: s,
     address,

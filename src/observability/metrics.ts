@@ -283,6 +283,30 @@ export interface ServerStatsSnapshot {
   bytesDownstream?: number;
 }
 
+/**
+ * The counters the listener and sessions keep (src/session.ts ProxyStats); `forwarded`,
+ * `bytesUpstream` and `bytesDownstream` are read when the session counts them.
+ */
+export interface SessionCounters {
+  questions: number;
+  connectionsAccepted: number;
+  forwarded?: number;
+  bytesUpstream?: number;
+  bytesDownstream?: number;
+}
+
+/** What `observeServer` reads at scrape time, from the open connections and the session counters. */
+export function serverStatsSnapshot(connectionsOpen: number, stats: SessionCounters): ServerStatsSnapshot {
+  return {
+    connectionsOpen,
+    connectionsAccepted: stats.connectionsAccepted,
+    questions: stats.questions,
+    ...(stats.forwarded !== undefined ? { forwarded: stats.forwarded } : {}),
+    ...(stats.bytesUpstream !== undefined ? { bytesUpstream: stats.bytesUpstream } : {}),
+    ...(stats.bytesDownstream !== undefined ? { bytesDownstream: stats.bytesDownstream } : {}),
+  };
+}
+
 export type CallOutcomeLabel = 'succeeded' | 'failed' | 'denied' | 'cancelled' | 'timeout' | 'submitted';
 
 /**
