@@ -164,11 +164,10 @@ export class PartialUpdateMergeFunction implements MergeFunction {
     private readonly removeOnGroup: ReadonlySet<number>,
   ) {
     this.row = new Array<Datum>(types.length).fill(null);
+    this.grouped = groupOf.some((g) => g !== undefined);
   }
 
-  private get grouped(): boolean {
-    return this.groupOf.some((g) => g !== undefined);
-  }
+  private readonly grouped: boolean;
 
   reset(): void {
     this.key = null;
@@ -391,11 +390,18 @@ function partialUpdateFactory(fields: readonly DataFieldSpec[], primaryKeys: rea
       if (primaryKeys.includes(names[f])) {
         throw invalid(`The sequence-group '${k}' contains primary key field '${names[f]}', which is not allowed. Primary key columns cannot be put in sequence-group.`);
       }
-      if (groupOf[f] !== undefined) throw invalid(`Field ${names[f]} is defined repeatedly by multiple groups: ${k}`);
+      if (groupOf[f] !== undefined) {
+        if (allSequenceFields.includes(names[f])) throw invalid(`Field ${names[f]} is a sequence field of another group and a field of '${k}'; this is ambiguous and not supported by this compaction`);
+        throw invalid(`Field ${names[f]} is defined repeatedly by multiple groups: ${k}`);
+      }
       groupOf[f] = group;
       protectedFields.push(names[f]);
     }
     for (const s of group.fields) {
+      if (groupOf[s] !== undefined) {
+        // Paimon's outcome depends on its HashMap's option order (an error, or the field silently moved to this group)
+        throw invalid(`Field ${names[s]} is the sequence field of '${k}' and also in another sequence group; this is ambiguous and not supported by this compaction`);
+      }
       if (primaryKeys.includes(names[s])) {
         throw invalid(`The sequence-group '${k}' contains primary key field '${names[s]}', which is not allowed. Primary key columns cannot be put in sequence-group.`);
       }
