@@ -11,11 +11,24 @@
  * per sorted run in memory). Retract records are dropped when the output level is at or above
  * the highest non-empty level of the bucket.
  *
+ * Deletion-vector primary-key tables (`deletion-vectors.enabled`), full compaction only, as
+ * Paimon's `MergeTreeCompactManager` with a `BucketedDvMaintainer` does it: the bucket's vectors
+ * are read from the base snapshot's index manifest; every file that is rewritten is read with its
+ * vector applied (deleted positions dropped) and its vector is removed; retract rows are dropped
+ * (`dropDelete` holds for any output level above 0 with deletion vectors); when the bucket is a
+ * single run at the max level already, only the files that have a vector are rewritten, each on
+ * its own (`FileRewriteCompactTask`). When a rewritten file had a vector, a new index file with
+ * the vectors that remain (those of files kept or only upgraded, copied byte for byte; possibly
+ * none: Java then writes an empty file, and so do we) is added for the bucket in the same COMMIT
+ * snapshot, which replaces the bucket's old index entry (the bucketed index combiner). Minor
+ * compaction of such tables needs Paimon's lookup (new vectors for older files) and is refused,
+ * naming compact_strategy => 'full'.
+ *
  * Append tables: see append-compaction.ts.
  *
  * Refused with UNSUPPORTED_TABLE (naming what to use instead): changelog-producer
- * full-compaction/lookup, deletion vectors, postpone buckets, record-level expiry, row tracking /
- * data evolution, non-Parquet output formats, descending sequence order.
+ * full-compaction/lookup, append tables with deletion vectors, postpone buckets, record-level
+ * expiry, row tracking / data evolution, non-Parquet output formats, descending sequence order.
  */
 import { randomUUID } from 'node:crypto';
 import type { FileIO } from '../file-io.js';
@@ -28,14 +41,18 @@ import type { TableSchema } from '../table-schema.js';
 import { SchemaManager } from '../schema-manager.js';
 import type { Snapshot } from '../snapshot.js';
 import { partitionSpec, type PartitionField } from '../partition-path.js';
-import type { BucketMode } from '../index-manifest.js';
+import { DELETION_VECTORS_INDEX, type BucketMode, type IndexManifestEntry } from '../index-manifest.js';
+import type { DeletionVector, DeletionVectorBlob } from '../deletion-vector.js';
+import { bucketDvEntries, indexFilePath, readDeletionVectorsIndexFile, writeDeletionVectorsIndexFile, type DvIndexLocation } from '../deletion-vectors-index-file.js';
+import { readKeyValues } from '../data/parquet-reader.js';
+import { rowEvolution } from '../data/schema-evolution.js';
 import { parseDataField, type DataFieldSpec, type FieldType } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
 import { parseMemorySize } from '../data/data-file-layout.js';
 import { KeyValueDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
 import type { KeyValue } from '../data/internal-row.js';
 import { createMergeFunction } from './merge-function.js';
-import { binaryKeyComparator, levelSortedRuns, pickFullCompaction, planSections, type CompactUnit } from './interval-partition.js';
+import { binaryKeyComparator, levelSortedRuns, pickFullCompaction, planSections, type CompactUnit, type SectionStep } from './interval-partition.js';
 import { pickUniversal, universalOptions } from './universal-compaction.js';
 import { mergeRuns, readRun, type MergeOrder, type RunSource } from './sorted-run-merge.js';
 import { compactAppendBucket, appendCompactionAllowed } from './append-compaction.js';
@@ -89,6 +106,9 @@ export interface CompactTableResult {
   rowsWritten: bigint;
   /** Files whose level changed without a rewrite. */
   filesUpgraded: number;
+  /** Deletion vectors applied (and removed) by the rewrite; deletion-vector index files written. */
+  deletionVectorsApplied: number;
+  dvIndexFilesWritten: number;
   skippedReason: string | null;
 }
 
@@ -107,6 +127,8 @@ export interface BucketCompactResult {
   upgraded: number;
   rowsRead: bigint;
   rowsWritten: bigint;
+  /** Deletion-vector tables: the bucket's new index file (replacing its old entry), if any. */
+  dvIndex?: { entry: IndexManifestEntry; path: string; applied: number } | null;
 }
 
 const bool = (v: string | undefined): boolean => v !== undefined && v.trim().toLowerCase() === 'true';
@@ -125,8 +147,8 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
   if (isPk && (producer === 'full-compaction' || producer === 'lookup')) {
     refuse(`changelog-producer '${producer}' must emit changelog files on compaction, which this proxy does not produce; run the compaction with Paimon's own engine (Flink or Spark CALL sys.compact) for this table`);
   }
-  if (bool(options['deletion-vectors.enabled'])) {
-    refuse("deletion-vector tables (deletion-vectors.enabled=true) are not compacted by this proxy (the deletion-vector index would have to be rewritten in the same commit); run the compaction with Paimon's own engine (Flink or Spark)");
+  if (bool(options['deletion-vectors.enabled']) && !isPk) {
+    refuse("append tables with deletion vectors (deletion-vectors.enabled=true) are not compacted by this proxy (only primary-key deletion-vector tables are); run the compaction with Paimon's own engine (Flink or Spark)");
   }
   if (bool(options['row-tracking.enabled']) || bool(options['data-evolution.enabled'])) {
     refuse("row-tracking / data-evolution tables are not compacted by this proxy; use Paimon's own engine (Spark)");
@@ -151,6 +173,14 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const options: Record<string, string> = { ...latest.options, ...(o.dynamicOptions ?? {}) };
   checkCompactable(o.table, latest, options);
   const isPk = latest.primaryKeys.length > 0;
+  const dvEnabled = isPk && bool(options['deletion-vectors.enabled']);
+  const fullRequested = o.strategy === 'full' || (o.partitionIdleTimeMs !== null && o.partitionIdleTimeMs !== undefined);
+  if (dvEnabled && !fullRequested) {
+    throw new PaimonError(
+      'UNSUPPORTED_TABLE',
+      `compact on ${o.table}: a minor compaction of a deletion-vector table needs Paimon's lookup (new deletion vectors for older files), which this proxy does not do; use compact_strategy => 'full' (or Paimon's own engine for a minor compaction)`,
+    );
+  }
   const target = schemaLike({ ...latest, options });
   const schemaCache = new Map<string, Promise<TableSchemaLike & { fieldSpecs: DataFieldSpec[] }>>();
   schemaCache.set(String(latest.id), Promise.resolve(target));
@@ -201,7 +231,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const base: Snapshot | null = await commit.snapshotManager.latestSnapshot();
   const empty: CompactTableResult = {
     baseSnapshotId: base?.id ?? null, committedSnapshotId: null, partitions: 0, buckets: 0, filesBefore: 0, filesAfter: 0,
-    bytesBefore: 0n, bytesAfter: 0n, rowsRead: 0n, rowsWritten: 0n, filesUpgraded: 0, skippedReason: null,
+    bytesBefore: 0n, bytesAfter: 0n, rowsRead: 0n, rowsWritten: 0n, filesUpgraded: 0, deletionVectorsApplied: 0, dvIndexFilesWritten: 0, skippedReason: null,
   };
   if (base === null) return { ...empty, skippedReason: 'the table has no snapshot' };
   const live = await commit.scan.readLiveEntries(base);
@@ -242,6 +272,11 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const order: MergeOrder = { keyTypes, sequenceFields };
   const mf = isPk ? createMergeFunction(target.fieldSpecs, latest.primaryKeys, options) : null;
 
+  // Deletion vectors of the pinned snapshot (index manifest of the base).
+  const baseIndex: IndexManifestEntry[] = dvEnabled && base.indexManifest ? await commit.indexManifestFile.read(base.indexManifest) : [];
+  const dvLoc: DvIndexLocation = { pathFactory: commit.pathFactory, inDataFileDir: bool(options['index-file-in-data-file-dir']) };
+  const indexWritten: string[] = [];
+
   const list = [...groups.values()];
   const concurrency = Math.max(1, Math.min(o.concurrency, list.length));
   const perBucketBudget = Math.max(1 << 20, Math.floor(o.memoryBudgetBytes / concurrency));
@@ -261,14 +296,34 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       });
     }
     const runs = levelSortedRuns(files, cmp);
-    const unit: CompactUnit | null = strategy === 'full' ? pickFullCompaction(numLevels, runs, forceAll) : pickUniversal(numLevels, runs, universalOptions(options));
-    const r: BucketCompactResult = { before: [], after: [], written: [], upgraded: 0, rowsRead: 0n, rowsWritten: 0n };
-    if (unit === null || unit.files.length === 0) return r;
     const maxLevel = numLevels - 1;
+    const r: BucketCompactResult = { before: [], after: [], written: [], upgraded: 0, rowsRead: 0n, rowsWritten: 0n, dvIndex: null };
+    // Deletion-vector tables: the bucket's vectors (BucketedDvMaintainer restored from the base).
+    let dvs: Map<string, DeletionVectorBlob> | null = null;
+    if (dvEnabled) {
+      dvs = new Map();
+      for (const e of bucketDvEntries(baseIndex, g.partition.key(), g.bucket)) {
+        for (const [name, blob] of await readDeletionVectorsIndexFile(o.fileIO, indexFilePath(dvLoc, e.indexFile, bucketDir), e.indexFile)) dvs.set(name, blob);
+      }
+    }
+    let unit: CompactUnit | null;
+    let steps: SectionStep[];
+    if (dvs !== null && runs.length === 1 && runs[0].level === maxLevel) {
+      // pickFullCompaction with a dv maintainer: only the max-level files with a vector (all when
+      // forced), each rewritten on its own (FileRewriteCompactTask).
+      const picked = runs[0].files.filter((f) => forceAll || dvs!.has(f.fileName));
+      unit = picked.length === 0 ? null : { outputLevel: maxLevel, files: picked };
+      steps = picked.map((file) => ({ kind: 'rewrite-file', file }) as const);
+    } else {
+      unit = strategy === 'full' ? pickFullCompaction(numLevels, runs, forceAll) : pickUniversal(numLevels, runs, universalOptions(options));
+      steps = unit === null ? [] : planSections(unit, cmp, { minFileSize: Math.floor(targetFileSize / 10) * 7, maxLevel, forceRewriteAllFiles: forceAll });
+    }
+    if (unit === null || unit.files.length === 0) return r;
     const highest = files.reduce((m, f) => Math.max(m, f.level), 0);
-    const dropDelete = unit.outputLevel !== 0 && unit.outputLevel >= highest;
-    const steps = planSections(unit, cmp, { minFileSize: Math.floor(targetFileSize / 10) * 7, maxLevel, forceRewriteAllFiles: forceAll });
+    // MergeTreeCompactManager: with deletion vectors, retracts are dropped at any level above 0.
+    const dropDelete = unit.outputLevel !== 0 && (unit.outputLevel >= highest || dvs !== null);
     const src: RunSource = { fileIO: o.fileIO, bucketDir, schemaOf, target, keyIndexes, table: o.table };
+    const rewritten = new Set<string>();
     for (const step of steps) {
       o.signal?.throwIfAborted();
       if (step.kind === 'upgrade') {
@@ -279,6 +334,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       }
       const sections = step.kind === 'rewrite' ? step.sections : [[[step.file]]];
       for (const s of sections) for (const run of s) r.before.push(...run);
+      for (const s of sections) for (const run of s) for (const f of run) rewritten.add(f.fileName);
       if (o.dryRun) continue;
       const writer = new KeyValueDataFileWriter({
         fileIO: o.fileIO, bucketDir, schema: target, level: unit.outputLevel, fileSource: 1, options, targetFileSize,
@@ -289,7 +345,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
           const rowBytes = Math.max(64, ...section.flat().map((f) => (f.rowCount > 0n ? Number(f.fileSize / f.rowCount) * 8 : 64)));
           const batch = Math.max(16, Math.min(4096, Math.floor(perBucketBudget / 4 / (section.length * rowBytes))));
           const stats = { read: 0n };
-          const readers = section.map((run) => readRun(src, run, batch, o.signal));
+          const readers = section.map((run) => (dvs !== null ? readRunApplyingDv(src, run, batch, dvs, o.signal) : readRun(src, run, batch, o.signal)));
           for await (const out of mergeRuns(readers, order, mf!.create(), { dropDelete, stats, signal: o.signal, outBatch: batch })) {
             await writer.write(out as Iterable<KeyValue>);
             r.rowsWritten += BigInt(out.length);
@@ -307,6 +363,21 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
         throw e;
       }
       await o.onPoint?.('section-written');
+    }
+    if (dvs !== null) {
+      // removeDeletionVectorOf for every rewritten file; a new index file when one was removed
+      // (BucketedDvMaintainer.writeDeletionVectorsIndex writes the remaining ones, even none).
+      const applied = [...rewritten].filter((n) => dvs!.has(n)).length;
+      if (applied > 0) {
+        const remaining = [...dvs].filter(([name]) => !rewritten.has(name)).map(([dataFileName, blob]) => ({ dataFileName, blob }));
+        if (o.dryRun) {
+          r.dvIndex = { entry: { kind: 'ADD', partition: g.partition, bucket: g.bucket, indexFile: { indexType: DELETION_VECTORS_INDEX, fileName: '(dry run)', fileSize: 0n, rowCount: BigInt(remaining.length), dvRanges: [], externalPath: null, globalIndexMeta: null } }, path: '', applied };
+        } else {
+          const w = await writeDeletionVectorsIndexFile(o.fileIO, dvLoc, bucketDir, remaining);
+          indexWritten.push(w.path);
+          r.dvIndex = { entry: { kind: 'ADD', partition: g.partition, bucket: g.bucket, indexFile: w.meta }, path: w.path, applied };
+        }
+      }
     }
     return r;
   };
@@ -334,6 +405,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     o.signal?.throwIfAborted();
 
     const delta: ManifestEntry[] = [];
+    const indexEntries: IndexManifestEntry[] = [];
     const res: CompactTableResult = { ...empty };
     const partitions = new Set<string>();
     for (const { g, r } of results) {
@@ -356,23 +428,74 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       res.rowsRead += r.rowsRead;
       res.rowsWritten += r.rowsWritten;
       res.filesUpgraded += r.upgraded;
+      if (r.dvIndex) {
+        indexEntries.push(r.dvIndex.entry);
+        res.deletionVectorsApplied += r.dvIndex.applied;
+        res.dvIndexFilesWritten++;
+      }
     }
     res.partitions = partitions.size;
     if (delta.length === 0) return { ...res, skippedReason: 'nothing to compact (every selected bucket is already compacted)' };
     if (o.dryRun) return res;
     await o.onPoint?.('before-commit');
-    const committed = await commit.commit({ kind: 'COMPACT', deltaEntries: delta, commitIdentifier: 9223372036854775807n, baseSnapshotId: base.id });
+    if (dvEnabled) await checkDvUnchanged(commit, base, baseIndex, results.filter(({ r }) => r.before.length > 0 || r.after.length > 0).map(({ g }) => g), o.table);
+    const committed = await commit.commit({ kind: 'COMPACT', deltaEntries: delta, indexEntries, commitIdentifier: 9223372036854775807n, baseSnapshotId: base.id });
     await o.onPoint?.('after-commit');
     return { ...res, committedSnapshotId: committed.snapshot.id };
   } catch (e) {
     // Nothing was committed: remove the files this call wrote (they would only be orphans).
-    if (allWritten.length > 0) {
+    if (allWritten.length > 0 || indexWritten.length > 0) {
       const landed = await commit.snapshotManager.latestSnapshot().catch(() => null);
       if (landed === null || landed.commitUser !== commitUser) {
-        await o.fileIO.deleteMany(allWritten.map(({ g, m }) => m.externalPath ?? `${bucketDirOf(g)}/${m.fileName}`)).catch(() => 0);
+        await o.fileIO.deleteMany([...allWritten.map(({ g, m }) => m.externalPath ?? `${bucketDirOf(g)}/${m.fileName}`), ...indexWritten]).catch(() => 0);
       }
     }
     throw e;
   }
 }
 
+
+/** `readRun` with each file's deletion vector applied (deleted positions are not read). */
+async function* readRunApplyingDv(
+  src: RunSource,
+  files: readonly DataFileMeta[],
+  batchSize: number,
+  dvs: ReadonlyMap<string, DeletionVectorBlob>,
+  signal?: AbortSignal,
+): AsyncGenerator<KeyValue[]> {
+  for (const f of files) {
+    signal?.throwIfAborted();
+    const schema = await src.schemaOf(BigInt(f.schemaId));
+    const evolve = rowEvolution(schema.fieldSpecs, src.target.fieldSpecs, `${src.table} file ${f.fileName}`);
+    const dv: DeletionVector | null = dvs.get(f.fileName)?.dv ?? null;
+    for await (const batch of readKeyValues({ fileIO: src.fileIO, path: f.externalPath ?? `${src.bucketDir}/${f.fileName}`, schema, table: src.table, batchSize, deletionVector: dv })) {
+      if (evolve === null) yield batch;
+      else {
+        yield batch.map((kv) => {
+          const value = evolve(kv.value);
+          return { key: src.keyIndexes.map((i) => value[i]), sequenceNumber: kv.sequenceNumber, valueKind: kv.valueKind, value };
+        });
+      }
+    }
+  }
+}
+
+/**
+ * Before committing a deletion-vector compaction: the deletion-vector index entries of the
+ * compacted buckets must be those the plan read (another writer's new vectors for files this
+ * compaction rewrote would otherwise be lost, and its index entry replaced).
+ */
+async function checkDvUnchanged(commit: FileStoreCommit, base: Snapshot, baseIndex: readonly IndexManifestEntry[], groups: readonly BucketGroup[], table: string): Promise<void> {
+  const latest = await commit.snapshotManager.latestSnapshot();
+  if (latest === null || latest.id === base.id || (latest.indexManifest ?? null) === (base.indexManifest ?? null)) return;
+  const now = latest.indexManifest ? await commit.indexManifestFile.read(latest.indexManifest) : [];
+  for (const g of groups) {
+    const names = (l: readonly IndexManifestEntry[]): string => bucketDvEntries(l, g.partition.key(), g.bucket).map((e) => e.indexFile.fileName).sort().join(',');
+    if (names(baseIndex) !== names(now)) {
+      throw new PaimonError(
+        'COMMIT_CONFLICT',
+        `compact on ${table}: the deletion vectors of bucket ${g.bucket} changed since snapshot ${base.id} (now snapshot ${latest.id}); nothing was committed, run the compaction again`,
+      );
+    }
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * compact of deletion-vector primary-key tables against the real Paimon (Java 1.4.2 / 2.0.0,
+ * pypaimon 2.0.0). Paimon Java creates partitioned, 2-bucket tables with
+ * `deletion-vectors.enabled` (V1 vectors from 1.4, V2 `bitmap64` vectors from 2.0) and writes
+ * many commits of inserts, updates and deletes with its writer's lookup compaction on, so
+ * deletion-vector index files exist (checked). Then:
+ *  - our decoder reads every vector exactly as Java reads it (same data files, same positions);
+ *  - our full compaction: Java 1.4, 2.0 and pypaimon read the rows Java reads from a copy that
+ *    Paimon Java compacted itself (level-0 rows become visible after a full compaction, in Paimon
+ *    too), with the same number of files per partition/bucket/level and the same vectors left;
+ *  - the index manifest of our COMPACT snapshot no longer lists the old vector index files of the
+ *    compacted buckets, and the vectors that are left belong to live files;
+ *  - Java's `check` passes; a Java writer keeps writing (with deletes) and compacting both tables
+ *    and they read alike; our second full compaction (a single max-level run whose files have new
+ *    vectors: each such file is rewritten on its own) again matches Java's;
+ *  - a minor compaction is refused, naming compact_strategy => 'full'.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, parseJson, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec } from './peers.js';
+import { executorFor, callNamed, firstRow } from './procedures-support.js';
+import { compact } from '../../procedures/compact.js';
+import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
+import { LocalFileIO } from '../../src/paimon/local-file-io.js';
+import { FileStorePathFactory } from '../../src/paimon/file-store-path-factory.js';
+import { IndexManifestFile, DELETION_VECTORS_INDEX } from '../../src/paimon/index-manifest.js';
+import { readDeletionVectorsIndexFile } from '../../src/paimon/deletion-vectors-index-file.js';
+import { SnapshotManager } from '../../src/paimon/snapshot-manager.js';
+
+after(async () => {
+  await closeDataEngine();
+});
+
+type Row = Record<string, Json>;
+const canon = (rows: JsonObj[]): string[] => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
+
+interface JavaDv {
+  dataFile: string;
+  indexFile: string;
+  bucket: number;
+  cardinality: number;
+  bitmap64: boolean;
+  positions: number[];
+}
+
+async function javaDvs(v: PaimonJavaVersion, wh: string): Promise<{ snapshotId: number; dvs: JavaDv[] }> {
+  const r = await java(v).runMain('DvTool', ['read-dvs', wh, 'db', 't'], { timeoutMs: 300_000 });
+  if (r.code !== 0) throw new Error(`DvTool read-dvs failed: ${r.stderr}`);
+  const j = parseJson(r.stdout.trim()) as JsonObj;
+  return {
+    snapshotId: Number(j.snapshotId),
+    dvs: (j.dvs as JsonObj[]).map((d) => ({
+      dataFile: String(d.dataFile),
+      indexFile: String(d.indexFile),
+      bucket: Number(d.bucket),
+      cardinality: Number(d.cardinality),
+      bitmap64: d.bitmap64 === true,
+      positions: (d.positions as Json[]).map(Number),
+    })),
+  };
+}
+
+interface LiveFile {
+  fileName: string;
+  partition: string;
+  bucket: number;
+  level: number;
+  meta: JsonObj;
+}
+
+function liveFiles(dump: JsonObj): LiveFile[] {
+  const manifests = dump.manifests as Record<string, JsonObj[]>;
+  const snapshots = dump.snapshots as JsonObj[];
+  const latest = snapshots[snapshots.length - 1];
+  const lists = dump.manifestLists as Record<string, { manifests: Array<{ fileName: string }> }>;
+  const live = new Map<string, LiveFile>();
+  for (const l of [latest.baseManifestList, latest.deltaManifestList]) {
+    for (const m of lists[String(l)]?.manifests ?? []) {
+      for (const e of manifests[m.fileName] ?? []) {
+        const f = e.file as JsonObj;
+        const key = `${JSON.stringify((e.partition as JsonObj).values)}/${String(e.bucket)}/${String(f.fileName)}`;
+        if (e.kind === 'ADD') live.set(key, { fileName: String(f.fileName), partition: JSON.stringify((e.partition as JsonObj).values), bucket: Number(e.bucket), level: Number(f.level), meta: f });
+        else live.delete(key);
+      }
+    }
+  }
+  return [...live.values()];
+}
+
+function layout(files: LiveFile[]): Record<string, number> {
+  const h: Record<string, number> = {};
+  for (const f of files) {
+    const k = `${f.partition}/b${f.bucket}/L${f.level}`;
+    h[k] = (h[k] ?? 0) + 1;
+  }
+  return h;
+}
+
+const FIELDS: TableSpec['fields'] = [
+  { name: 'dt', type: 'STRING NOT NULL' },
+  { name: 'id', type: 'INT NOT NULL' },
+  { name: 'name', type: 'STRING' },
+  { name: 'amount', type: 'BIGINT' },
+  { name: 'price', type: 'DOUBLE' },
+];
+
+/** Commit c: upserts over a sliding, overlapping key range, some deletes of earlier keys. */
+function commitRows(c: number, salt: number): Row[] {
+  const rows: Row[] = [];
+  for (let k = 0; k < 40; k++) {
+    const id = (c * 17 + k * 3 + salt) % 61;
+    const dt = id % 3 === 0 ? '2024-01-02' : '2024-01-01';
+    const r: Row = { dt, id, name: k % 5 === 0 ? null : `n${c}-${k}`, amount: c * 1000 + k, price: k / 8 };
+    if (c >= 2 && k % 6 === 0) r._rowKind = '-D';
+    rows.push(r);
+  }
+  return rows;
+}
+
+interface DvCase {
+  name: string;
+  creator: PaimonJavaVersion;
+  options: Record<string, string>;
+  commits: number;
+  bitmap64: boolean;
+}
+
+const CASES: DvCase[] = [
+  { name: 'v1 vectors, written by Paimon 1.4', creator: '1.4', options: { bucket: '2', 'deletion-vectors.enabled': 'true' }, commits: 9, bitmap64: false },
+  {
+    name: 'v2 (bitmap64) vectors, written by Paimon 2.0',
+    creator: '2.0',
+    options: { bucket: '2', 'deletion-vectors.enabled': 'true', 'deletion-vectors.bitmap64': 'true' },
+    commits: 9,
+    bitmap64: true,
+  },
+];
+
+async function writeCommits(v: PaimonJavaVersion, whs: string[], from: number, to: number, salt: number): Promise<void> {
+  const dir = tempWarehouse('dv-rows');
+  const steps: string[][] = [];
+  for (let c = from; c < to; c++) {
+    const f = join(dir, `c${c}.jsonl`);
+    writeFileSync(f, commitRows(c, salt).map((r) => canonicalJson(r)).join('\n') + '\n');
+    for (const wh of whs) steps.push(['write', wh, 'db', 't', f]);
+  }
+  const res = await java(v).batch(steps);
+  const bad = res.find((r) => !r.ok);
+  assert.equal(bad, undefined, `Java write failed: ${bad?.error ?? ''}`);
+}
+
+/** Our reading of the table's vectors: data file -> positions, via the library. */
+async function ourDvs(wh: string): Promise<Map<string, number[]>> {
+  const io = new LocalFileIO();
+  const tablePath = join(wh, 'db.db', 't');
+  const latest = await new SnapshotManager(io, tablePath).latestSnapshot();
+  const out = new Map<string, number[]>();
+  if (!latest?.indexManifest) return out;
+  const pf = new FileStorePathFactory(tablePath);
+  for (const e of await new IndexManifestFile(io, pf).read(latest.indexManifest)) {
+    if (e.indexFile.indexType !== DELETION_VECTORS_INDEX) continue;
+    for (const [name, b] of await readDeletionVectorsIndexFile(io, pf.toIndexFilePath(e.indexFile.fileName), e.indexFile)) out.set(name, [...b.dv.positions()]);
+  }
+  return out;
+}
+
+for (const cs of CASES) {
+  describe(`compact: deletion-vector PK table, ${cs.name}`, () => {
+    let wh: string;
+    let copy: string;
+    let beforeDvs: JavaDv[];
+    let latestBefore: number;
+    let javaCompactedRows: string[];
+    const peer = java(cs.creator);
+
+    before(async () => {
+      wh = tempWarehouse('compact-dv');
+      await peer.createTable(wh, 'db', 't', { fields: FIELDS, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: cs.options });
+      await writeCommits(cs.creator, [wh], 0, cs.commits, 0);
+      const d = await javaDvs(cs.creator, wh);
+      beforeDvs = d.dvs;
+      latestBefore = d.snapshotId;
+      copy = copyWarehouse(wh, 'compact-dv-java');
+      await peer.compact(copy, 'db', 't', 'full');
+      javaCompactedRows = canon(await peer.read(copy, 'db', 't'));
+    });
+
+    test('Paimon wrote deletion vectors (several files, both partitions) and our decoder reads them as Java does', async () => {
+      assert.ok(beforeDvs.length >= 2, `expected deletion vectors, got ${beforeDvs.length}`);
+      assert.ok(new Set(beforeDvs.map((d) => d.bucket)).size === 2, 'vectors in both buckets');
+      for (const d of beforeDvs) assert.equal(d.bitmap64, cs.bitmap64);
+      const ours = await ourDvs(wh);
+      assert.deepEqual(
+        [...ours.entries()].sort(([a], [b]) => a.localeCompare(b)),
+        beforeDvs.map((d) => [d.dataFile, d.positions] as const).sort(([a], [b]) => a.localeCompare(b)),
+      );
+      assert.ok(beforeDvs.some((d) => d.positions.length > 0));
+    });
+
+    test('a minor compaction is refused, naming the full strategy; the table is unchanged', async () => {
+      const ex = executorFor(wh, [compact]);
+      const out = await callNamed(ex, 'compact', { table: 'db.t', compact_strategy: 'minor' });
+      assert.ok(!out.ok, 'refused');
+      if (!out.ok) assert.match(out.error.message, /compact_strategy => 'full'/);
+      assert.equal((await javaDvs(cs.creator, wh)).snapshotId, latestBefore);
+    });
+
+    test("our full compaction: Java 1.4, 2.0 and pypaimon read the rows of Java's own full compaction; same layout and vectors", async () => {
+      const ex = executorFor(wh, [compact]);
+      const row = firstRow(await callNamed(ex, 'compact', { table: 'db.t', compact_strategy: 'full' }));
+      assert.equal(row.result, true);
+      assert.equal(row.pinned_snapshot_id, latestBefore);
+      assert.equal(row.snapshot_id, latestBefore + 1);
+      assert.ok(javaCompactedRows.length > 20);
+      assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), javaCompactedRows, 'Paimon Java 1.4 rows');
+      assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), javaCompactedRows, 'Paimon Java 2.0 rows');
+      assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), javaCompactedRows, 'pypaimon rows');
+      assert.equal((await peer.check(wh, 'db', 't')).ok, true);
+
+      const dump = (await peer.dump(wh, 'db', 't')) as unknown as JsonObj;
+      const snaps = dump.snapshots as JsonObj[];
+      assert.equal(snaps[snaps.length - 1].commitKind, 'COMPACT');
+      const ours = liveFiles(dump);
+      const theirs = liveFiles((await peer.dump(copy, 'db', 't')) as unknown as JsonObj);
+      assert.deepEqual(layout(ours), layout(theirs), 'files per partition/bucket/level');
+      for (const f of ours) assert.equal(f.level, 5);
+
+      // The old vector index files of the compacted buckets are gone from the index manifest;
+      // vectors left belong to live files (files Java also kept).
+      const after = await javaDvs(cs.creator, wh);
+      const oldIndexFiles = new Set(beforeDvs.map((d) => d.indexFile));
+      for (const d of after.dvs) assert.ok(!oldIndexFiles.has(d.indexFile), `old index file ${d.indexFile} still listed`);
+      const liveNames = new Set(ours.map((f) => f.fileName));
+      for (const d of after.dvs) assert.ok(liveNames.has(d.dataFile), `vector of a live file (${d.dataFile})`);
+      const javaAfter = await javaDvs(cs.creator, copy);
+      assert.equal(after.dvs.length, javaAfter.dvs.length, 'as many vectors left as after Java compaction');
+      const kept = new Map(beforeDvs.map((d) => [d.dataFile, d.positions]));
+      for (const d of after.dvs) assert.deepEqual(d.positions, kept.get(d.dataFile), `vector of kept file ${d.dataFile} copied unchanged`);
+    });
+
+    test('a Java writer keeps writing and compacting; our second full compaction (vectors on max-level files) matches Java again', async () => {
+      await writeCommits(cs.creator, [wh, copy], cs.commits, cs.commits + 3, 7);
+      assert.deepEqual(canon(await peer.read(wh, 'db', 't')), canon(await peer.read(copy, 'db', 't')), 'after Java writes');
+      const mid = await javaDvs(cs.creator, wh);
+      assert.ok(mid.dvs.length > 0, 'the Java writer added vectors to our compacted files');
+      const ex = executorFor(wh, [compact]);
+      const row = firstRow(await callNamed(ex, 'compact', { table: 'db.t' }));
+      assert.equal(row.result, true);
+      assert.notEqual(row.snapshot_id, null);
+      await peer.compact(copy, 'db', 't', 'full');
+      const expected = canon(await java('2.0').read(copy, 'db', 't'));
+      assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), expected, 'Paimon Java 2.0 rows');
+      assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), expected, 'Paimon Java 1.4 rows');
+      assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), expected, 'pypaimon rows');
+      assert.deepEqual(
+        layout(liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj)),
+        layout(liveFiles((await peer.dump(copy, 'db', 't')) as unknown as JsonObj)),
+        'files per partition/bucket/level',
+      );
+      assert.equal((await javaDvs(cs.creator, wh)).dvs.length, (await javaDvs(cs.creator, copy)).dvs.length);
+      // And Java compacts on top of ours.
+      await writeCommits(cs.creator, [wh, copy], cs.commits + 3, cs.commits + 5, 11);
+      await peer.compact(wh, 'db', 't', 'full');
+      await peer.compact(copy, 'db', 't', 'full');
+      assert.deepEqual(canon(await peer.read(wh, 'db', 't')), canon(await peer.read(copy, 'db', 't')));
+      assert.equal((await peer.check(wh, 'db', 't')).ok, true);
+    });
+  });
+}
