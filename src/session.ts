@@ -94,6 +94,9 @@ import type { LocalUsers } from './users-file.js';
 const CLIENT_PROGRESS_OBSOLETE = 0x20000000;
 /** Pause a pipelining client once this much unprocessed input is waiting. */
 const CLIENT_QUEUE_HIGH_WATER = 1 << 20;
+/** Upstream read buffer: small while responses are small, grown when a read fills it. */
+const UPSTREAM_READ_MIN = 4096;
+const UPSTREAM_READ_MAX = 65536;
 /** Largest command the proxy accepts from a client (MySQL's max_allowed_packet upper bound). */
 const MAX_COMMAND_PAYLOAD = 1 << 30;
 const ER_SECURE_TRANSPORT_REQUIRED = 3159;
@@ -342,6 +345,10 @@ export class Session implements SessionView {
   private clientPausedByQueue = false;
   /** A statement the proxy itself runs on the upstream connection (queryUpstream). */
   private upstreamQuery: UpstreamQueryCollector | null = null;
+  private upstreamReadSize = UPSTREAM_READ_MIN;
+  private upstreamReadBuf: Buffer = Buffer.alloc(0);
+  /** Something may still refer to upstreamReadBuf (or there is none yet): the next read needs a fresh one. */
+  private upstreamReadHeld = true;
 
   constructor(
     socket: Socket,
@@ -442,12 +449,17 @@ export class Session implements SessionView {
   private async connectUpstream(o: UpstreamOptions): Promise<void> {
     let up: Socket;
     try {
-      up = await connectUpstream(o, {
-        remoteAddress: this.client.remoteAddress,
-        remotePort: this.client.remotePort,
-        localAddress: this.client.localAddress,
-        localPort: this.client.localPort,
-      });
+      up = await connectUpstream(
+        o,
+        {
+          remoteAddress: this.client.remoteAddress,
+          remotePort: this.client.remotePort,
+          localAddress: this.client.localAddress,
+          localPort: this.client.localPort,
+        },
+        // A plain FE leg reads into the session's own buffer (TLS wraps the socket: 'data' events).
+        o.tls ? undefined : { buffer: this.upstreamReadBuffer, callback: this.onUpstreamRead },
+      );
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       this.log.warn({ client: this.clientAddress }, msg);
@@ -460,11 +472,39 @@ export class Session implements SessionView {
       return;
     }
     this.upstream = up;
-    up.on('data', this.onUpstreamData);
+    if (o.tls) up.on('data', this.onUpstreamData);
     up.on('error', this.onUpstreamError);
     up.on('close', this.onUpstreamClose);
     this.phase = 'greeting';
   }
+
+  /** The buffer the next upstream read lands in (see onUpstreamRead). */
+  private readonly upstreamReadBuffer = (): Buffer => {
+    if (this.upstreamReadHeld) {
+      this.upstreamReadHeld = false;
+      this.upstreamReadBuf = Buffer.allocUnsafe(this.upstreamReadSize);
+    }
+    return this.upstreamReadBuf;
+  };
+
+  /**
+   * One upstream read (plain FE leg): handled like a 'data' chunk, but in a buffer the session
+   * reuses, which spares an allocation and the stream machinery per read. The buffer is reused
+   * only when nothing refers to it any more: the client write completed at once (Node keeps
+   * a reference to what it could not write yet) and no packet reader kept a view of it
+   * (connection phase, queryUpstream). Otherwise the next read gets a fresh buffer. A read
+   * that fills the buffer grows the next one, up to UPSTREAM_READ_MAX.
+   */
+  private readonly onUpstreamRead = (n: number, buf: Buffer): boolean => {
+    const relaying = this.phase === 'command' && this.upstreamQuery === null;
+    this.onUpstreamData(n === buf.length ? buf : buf.subarray(0, n));
+    if (!relaying || this.client.writableLength > 0) this.upstreamReadHeld = true;
+    if (n === buf.length && this.upstreamReadSize < UPSTREAM_READ_MAX) {
+      this.upstreamReadSize = Math.min(UPSTREAM_READ_MAX, this.upstreamReadSize * 4);
+      this.upstreamReadHeld = true;
+    }
+    return true;
+  };
 
   private readonly onUpstreamData = (chunk: Buffer): void => {
     if (this.phase === 'command') {

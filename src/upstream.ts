@@ -64,9 +64,19 @@ export class UpstreamConnectError extends Error {
   }
 }
 
-export function connectUpstream(o: UpstreamOptions, client: ClientEndpoints): Promise<Socket> {
+/**
+ * Reads into caller-owned buffers (net's `onread`): `callback` gets each chunk as
+ * `buffer.subarray(0, n)` and must be done with it, or get a fresh buffer from `buffer()` for the
+ * next read; no 'data' events are emitted. Not for a connection that is upgraded to TLS.
+ */
+export interface UpstreamReader {
+  buffer: () => Buffer;
+  callback: (bytesRead: number, buffer: Buffer) => boolean;
+}
+
+export function connectUpstream(o: UpstreamOptions, client: ClientEndpoints, reader?: UpstreamReader): Promise<Socket> {
   return new Promise((resolvePromise, reject) => {
-    const socket = connect({ host: o.host, port: o.port, noDelay: true });
+    const socket = connect({ host: o.host, port: o.port, noDelay: true, ...(reader ? { onread: reader } : {}) });
     socket.setKeepAlive(true, 60_000);
     const timer = setTimeout(() => {
       socket.destroy();
