@@ -3,7 +3,7 @@
  * in the same run, on copies of the same table written by Paimon Java.
  *
  *   node --import tsx bench/compact.ts [--buckets 4] [--files 40] [--rows-per-file 42000]
- *        [--value-chars 200] [--budget-mb 512] [--concurrency 1,2] [--java-heap-mb 1024]
+ *        [--value-chars 200] [--budget-mb 512] [--concurrency 1,2] [--node-heap-mb 0,256] [--java-heap-mb 1024]
  *        [--table <dir of a table built earlier with the same flags>] [--keep 1]
  *
  * The table (deduplicate, id BIGINT primary key, s STRING, n BIGINT, d DOUBLE; bucket = --buckets,
@@ -15,7 +15,8 @@
  *
  * Then, on separate copies:
  *   ours  — compactTable (strategy full, --budget-mb memory budget) in a child node process per
- *           --concurrency value, so its peak RSS (sampled every 20 ms) is the compaction's alone;
+ *           --concurrency value and --node-heap-mb value (0: node's default heap sizing, else
+ *           --max-old-space-size), so its peak RSS (sampled every 20 ms) is the compaction's alone;
  *   Java  — CompactBench `compact` with a normal JIT (no quick-start flags) and -Xmx --java-heap-mb:
  *           Paimon's BatchTableWrite.compact(partition, bucket, full=true) for every bucket, timed in
  *           the JVM (start-up excluded); Paimon runs compactions on one thread per writer.
@@ -53,8 +54,11 @@ if (args.has('ours-only')) {
   const io = new LocalFileIO();
   const baseRss = process.memoryUsage().rss;
   let peakRss = baseRss;
+  let peakHeap = 0;
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed + m.external);
   }, 20);
   const s0 = performance.now();
   const r = await compactTable({ fileIO: io, tablePath, table: 'bench.t', strategy: 'full', memoryBudgetBytes: budgetMb * MiB, concurrency });
@@ -67,6 +71,7 @@ if (args.has('ours-only')) {
       millis,
       baseRss,
       peakRss,
+      peakHeap,
       rowsRead: String(r.rowsRead),
       rowsWritten: String(r.rowsWritten),
       filesBefore: r.filesBefore,
@@ -85,11 +90,16 @@ const ROWS_PER_FILE = num('rows-per-file', 42_000);
 const VALUE_CHARS = num('value-chars', 200);
 const BUDGET_MB = num('budget-mb', 512);
 const JAVA_HEAP_MB = num('java-heap-mb', 1024);
-const CONCURRENCY = (args.get('concurrency') ?? '1,2').split(',').map((x) => {
-  const n = Number(x);
-  if (!Number.isInteger(n) || n < 1) throw new Error('--concurrency takes positive integers separated by commas');
-  return n;
-});
+const intList = (k: string, d: string, min: number): number[] =>
+  (args.get(k) ?? d).split(',').map((x) => {
+    const n = Number(x);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${k} takes integers >= ${min} separated by commas`);
+    return n;
+  });
+const CONCURRENCY = intList('concurrency', '1,2', 1);
+// V8 grows its heap lazily far beyond the live set (the merge's batches); 0 = node's default,
+// otherwise the child runs with --max-old-space-size=<n> (what a deployment would set).
+const NODE_HEAP_MB = intList('node-heap-mb', '0,256', 0);
 
 const java = new PaimonJava('1.4', { quickStart: false });
 const javaOpts = { timeoutMs: 3 * 3600_000, env: { JAVA_TOOL_OPTIONS: `-Xmx${JAVA_HEAP_MB}m` } };
@@ -144,10 +154,10 @@ console.log(`table: ${built.files} data files, ${(built.bytes / MiB).toFixed(1)}
 const before = await digest(baseWh);
 console.log(`Java reads ${before.rows} merged rows before compaction (digest ${before.digest}, ${(Number(before.millis) / 1000).toFixed(1)} s)`);
 
-function runOurs(table: string, concurrency: number): Promise<Record<string, string | number>> {
+function runOurs(table: string, concurrency: number, heapMb: number): Promise<Record<string, string | number>> {
   const self = fileURLToPath(import.meta.url);
   return new Promise((resolveP, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', self, '--ours-only', table, '--budget-mb', String(BUDGET_MB), '--concurrency', String(concurrency)], {
+    const child = spawn(process.execPath, [...(heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : []), '--import', 'tsx', self, '--ours-only', table, '--budget-mb', String(BUDGET_MB), '--concurrency', String(concurrency)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -160,21 +170,22 @@ function runOurs(table: string, concurrency: number): Promise<Record<string, str
 }
 
 const failures: string[] = [];
-const oursRuns: { concurrency: number; rowsPerSec: number; peakRss: number; r: Record<string, string | number> }[] = [];
-for (const c of CONCURRENCY) {
-  const copy = join(wh, `ours-${c}`);
+const oursRuns: { label: string; rowsPerSec: number; peakRss: number; r: Record<string, string | number> }[] = [];
+for (const heapMb of NODE_HEAP_MB) for (const c of CONCURRENCY) {
+  const label = `concurrency ${c}, ${heapMb > 0 ? `node --max-old-space-size=${heapMb}` : 'node default heap'}`;
+  const copy = join(wh, `ours-${c}-${heapMb}`);
   cpSync(baseWh, copy, { recursive: true });
   const la = load();
-  const r = await runOurs(join(copy, 'bench.db', 't'), c);
+  const r = await runOurs(join(copy, 'bench.db', 't'), c, heapMb);
   const rowsPerSec = Number(r.rowsRead) / (Number(r.millis) / 1000);
-  oursRuns.push({ concurrency: c, rowsPerSec, peakRss: Number(r.peakRss), r });
+  oursRuns.push({ label, rowsPerSec, peakRss: Number(r.peakRss), r });
   const after = await digest(copy);
   const same = after.rows === before.rows && after.digest === before.digest;
-  if (!same) failures.push(`ours (concurrency ${c}): Java reads ${after.rows} rows digest ${after.digest}, expected ${before.rows} ${before.digest}`);
+  if (!same) failures.push(`ours (${label}): Java reads ${after.rows} rows digest ${after.digest}, expected ${before.rows} ${before.digest}`);
   console.log(
-    `ours (concurrency ${c}): ${r.rowsRead} rows read, ${r.rowsWritten} written, ${r.filesBefore} -> ${r.filesAfter} files ` +
-      `(${mib(r.bytesBefore)} -> ${mib(r.bytesAfter)} MiB) in ${(Number(r.millis) / 1000).toFixed(1)} s = ${rowsPerSec.toFixed(0)} rows/s; ` +
-      `peak RSS ${mib(r.peakRss)} MiB (at start ${mib(r.baseRss)}; budget ${BUDGET_MB} MiB); Java reads it back: ${same ? 'same rows' : 'DIFFERENT'}; load before ${la}`,
+    `ours (${label}): ${r.rowsRead} rows read, ${r.rowsWritten} written, ${r.filesBefore} -> ${r.filesAfter} files ` +
+      `(${mib(Number(r.bytesBefore))} -> ${mib(Number(r.bytesAfter))} MiB) in ${(Number(r.millis) / 1000).toFixed(1)} s = ${rowsPerSec.toFixed(0)} rows/s; ` +
+      `peak RSS ${mib(Number(r.peakRss))} MiB, peak JS heap+external ${mib(Number(r.peakHeap))} MiB (at start ${mib(Number(r.baseRss))}; budget ${BUDGET_MB} MiB); Java reads it back: ${same ? 'same rows' : 'DIFFERENT'}; load before ${la}`,
   );
   rmSync(copy, { recursive: true, force: true });
 }
@@ -197,7 +208,7 @@ console.log(
 );
 for (const o of oursRuns) {
   console.log(
-    `ratios ours(concurrency ${o.concurrency})/java: throughput ${(o.rowsPerSec / javaRowsPerSec).toFixed(2)} (target >= 1), ` +
+    `ratios ours(${o.label})/java: throughput ${(o.rowsPerSec / javaRowsPerSec).toFixed(2)} (target >= 1), ` +
       `peak RSS ${(o.peakRss / Number(j.peakRssBytes)).toFixed(2)}; ours within budget: ${o.peakRss <= BUDGET_MB * MiB ? 'yes' : 'NO'} (${mib(o.peakRss)}/${BUDGET_MB} MiB)`,
   );
 }

@@ -145,7 +145,12 @@ export async function* mergeRuns(
         const top = heap[0];
         mergeFunction.add(top.current);
         opts.stats.read++;
-        if (await top.advance()) down(0);
+        // Within a batch the cursor moves synchronously (no await per record); only the end of
+        // a batch waits for the run's next one.
+        if (top.pos + 1 < top.batch.length) {
+          top.pos++;
+          down(0);
+        } else if (await top.advance()) down(0);
         else {
           const last = heap.pop()!;
           if (heap.length > 0) {
