@@ -5,6 +5,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import mysql from 'mysql2';
 import { connect, mariadb, RawClient, rssOf, startChildProxy, type ChildProxy } from './wire-helpers.js';
@@ -87,6 +88,55 @@ describe('relay robustness', () => {
     assert.equal(rows, 2_000_000);
     const grew = peak - before;
     assert.ok(grew < 100 * 1024 * 1024, `proxy RSS grew by ${(grew / 1048576).toFixed(1)} MiB while the client was not reading`);
+  });
+
+  test('a client that reads in fits and starts gets the same bytes as directly (upstream read buffers are never reused while referenced)', async () => {
+    // 2,500 pipelined queries with ~10 KB results (each below a socket's 16 KiB high-water mark,
+    // so a pending client write does not pause the FE leg) and a COM_QUIT, in one write; the
+    // client does not read for a while, then reads with pauses. The proxy's client writes stay
+    // pending while the next responses arrive. Everything after the authentication OK up to
+    // the close is hashed and compared with a direct connection.
+    const packet = (payload: Buffer): Buffer => {
+      const b = Buffer.alloc(4 + payload.length);
+      b.writeUIntLE(payload.length, 0, 3);
+      payload.copy(b, 4);
+      return b;
+    };
+    const commands: Buffer[] = [];
+    for (let i = 0; i < 2500; i++) commands.push(packet(Buffer.from(`\x03SELECT ${i} AS i, REPEAT(CHAR(65 + ${i} % 26), ${9000 + (i % 2000)}) AS s`, 'latin1')));
+    commands.push(packet(Buffer.from([0x01])));
+    const drain = async (port: number): Promise<{ bytes: number; sha: string }> => {
+      const db = mariadb();
+      const c = new RawClient();
+      await c.connect(port, db.user, db.password, 'proxytest');
+      const socket = (c as unknown as { socket: import('node:net').Socket }).socket;
+      socket.removeAllListeners('data');
+      const h = createHash('sha256');
+      let bytes = 0;
+      let sincePause = 0;
+      await new Promise<void>((resolvePromise, reject) => {
+        socket.on('data', (d: Buffer) => {
+          h.update(d);
+          bytes += d.length;
+          sincePause += d.length;
+          if (sincePause >= 512 * 1024) {
+            sincePause = 0;
+            socket.pause();
+            setTimeout(() => socket.resume(), 10);
+          }
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolvePromise());
+        socket.pause();
+        socket.write(Buffer.concat(commands));
+        setTimeout(() => socket.resume(), 1500);
+      });
+      return { bytes, sha: h.digest('hex') };
+    };
+    const direct = await drain(mariadb().port);
+    const relayed = await drain(proxy.port);
+    assert.ok(direct.bytes > 20_000_000, `responses of ${direct.bytes} bytes`);
+    assert.deepEqual(relayed, direct);
   });
 
   test('garbage from clients, in the connection phase and after it, never takes the proxy down', async () => {
