@@ -152,8 +152,14 @@ describe('one audit record per intercepted CALL, masked errors, span tree, metri
     const r = added[0]!;
     assert.equal(r.outcome, 'succeeded');
     assert.deepEqual(r.affectedObjects, ['demo.orders']);
-    const spans = readFileSync(traceFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as FinishedSpan);
-    const root = spans.find((s) => s.attributes['paimon.query_id'] === r.queryId);
+    // Spans are written by a buffered stream after the reply: wait (bounded) for this CALL's.
+    let spans: FinishedSpan[] = [];
+    let root: FinishedSpan | undefined;
+    for (let i = 0; i < 100 && root === undefined; i++) {
+      if (i > 0) await new Promise((res) => setTimeout(res, 20));
+      spans = existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l) as FinishedSpan) : [];
+      root = spans.find((s) => s.attributes['paimon.query_id'] === r.queryId);
+    }
     assert.ok(root, 'the CALL\'s span carries the audit record\'s query id');
     assert.equal(root.name, 'CALL expire_snapshots');
     assert.equal(root.parentSpanId, null);
