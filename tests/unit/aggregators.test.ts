@@ -174,6 +174,17 @@ describe('collect and merge_map', () => {
     assert.deepEqual(m.retract([['a', 1], ['b', 2]], [['a', 9]]), [['b', 2]]);
     assert.equal(m.retract(null, [['a', 9]]), null);
   });
+  test('large inputs: 20k-element distinct collect and merge_map', () => {
+    const xs = Array.from({ length: 20000 }, (_, i) => i % 15000);
+    const c = agg('collect', arrayOf(T.INT), { 'fields.f.distinct': 'true' });
+    const out = c.agg(xs, xs) as number[];
+    assert.equal(out.length, 15000);
+    assert.deepEqual(out.slice(0, 3), [0, 1, 2], 'small non-negative ints iterate in value order');
+    const m = agg('merge_map', mapOf(T.DOUBLE, T.INT));
+    const big = Array.from({ length: 20000 }, (_, i): [Datum, Datum] => [i, i]);
+    assert.equal((m.agg(big, big) as unknown[]).length, 20000);
+    assert.deepEqual(m.agg([[0, 1]], [[-0, 2]]), [[0, 1], [-0, 2]], 'Double.equals tells 0.0 from -0.0');
+  });
   test('merge_map_with_keytime: newer timestamp string wins; null row removes the key; null timestamp skipped', () => {
     const rowT: FieldType = { root: 'ROW', nullable: true, fields: [{ id: 0, name: 'v', type: T.INT }, { id: 1, name: 'ts', type: T.STRING }] };
     const m = agg('merge_map_with_keytime', mapOf(T.STRING, rowT));

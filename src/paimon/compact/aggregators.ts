@@ -23,7 +23,7 @@
  * iteration order for boolean and numeric element types.
  */
 import { PaimonError } from '../errors.js';
-import { Decimal } from '../binary-row.js';
+import { Decimal, Timestamp } from '../binary-row.js';
 import type { DataFieldSpec, FieldType } from '../data/field-type.js';
 import { compareAtomic, compareDecimal, isComparable, type Datum } from '../data/internal-row.js';
 
@@ -437,8 +437,11 @@ function javaHash(t: FieldType, v: Datum): number | undefined {
  */
 function javaHashSetOrder(t: FieldType, values: Datum[], field: string): Datum[] {
   const distinct: Array<{ v: Datum; h: number }> = [];
+  const seen = new Set<string>();
   for (const v of values) {
-    if (distinct.some((d) => datumEquals(t, d.v, v))) continue;
+    const key = atomKey(v);
+    if (seen.has(key)) continue;
+    seen.add(key);
     const h = javaHash(t, v)!;
     distinct.push({ v, h: (h ^ (h >>> 16)) | 0 });
   }
@@ -497,11 +500,44 @@ function isConstructed(t: FieldType): boolean {
 
 type MapType = FieldType & { root: 'MAP' };
 
-function putAll(kt: FieldType, out: Array<[Datum, Datum]>, entries: Array<[Datum, Datum]>): void {
+/**
+ * A string that is equal for two atomic values exactly when Java's equals() is (floats: NaN equals
+ * NaN, 0.0 differs from -0.0; decimals by value and scale); undefined for nested values.
+ */
+function atomKey(v: Datum): string {
+  if (v === null) return 'n';
+  switch (typeof v) {
+    case 'string': return `s${v}`;
+    case 'number': return Object.is(v, -0) ? 'd-0' : `d${String(v)}`;
+    case 'bigint': return `b${v.toString()}`;
+    case 'boolean': return v ? 't' : 'f';
+    default:
+      if (v instanceof Decimal) return `D${v.unscaled.toString()}/${v.scale}`;
+      if (v instanceof Uint8Array) return `x${Buffer.from(v).toString('hex')}`;
+      if (v instanceof Timestamp) return `T${v.millisecond.toString()}.${v.nanoOfMillisecond}`;
+      return `j${JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x.toString()}n` : x instanceof Uint8Array ? Buffer.from(x).toString('hex') : x))}`;
+  }
+}
+
+/** Puts the entries into the map (Java HashMap.put: a present key keeps its place and takes the value). */
+function putAll(kt: FieldType, out: Array<[Datum, Datum]>, entries: Array<[Datum, Datum]>, index?: Map<string, number>): void {
+  if (isConstructed(kt)) {
+    for (const [k, v] of entries) {
+      const at = out.findIndex(([k2]) => datumEquals(kt, k, k2));
+      if (at >= 0) out[at] = [out[at][0], v];
+      else out.push([k, v]);
+    }
+    return;
+  }
+  const idx = index ?? new Map(out.map(([k], i) => [atomKey(k), i]));
   for (const [k, v] of entries) {
-    const at = out.findIndex(([k2]) => datumEquals(kt, k, k2));
-    if (at >= 0) out[at] = [out[at][0], v];
-    else out.push([k, v]);
+    const key = atomKey(k);
+    const at = idx.get(key);
+    if (at !== undefined) out[at] = [out[at][0], v];
+    else {
+      idx.set(key, out.length);
+      out.push([k, v]);
+    }
   }
 }
 
@@ -518,6 +554,10 @@ class MergeMapAgg extends Base {
     if (i === null || (i as Array<[Datum, Datum]>).length === 0) return a;
     const kt = (this.type as MapType).key;
     const gone = (i as Array<[Datum, Datum]>).map(([k]) => k);
+    if (!isConstructed(kt)) {
+      const keys = new Set(gone.map(atomKey));
+      return (a as Array<[Datum, Datum]>).filter(([k]) => !keys.has(atomKey(k)));
+    }
     return (a as Array<[Datum, Datum]>).filter(([k]) => !gone.some((g) => datumEquals(kt, g, k)));
   }
 }
