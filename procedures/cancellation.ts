@@ -110,6 +110,8 @@ export interface RunningCall {
   queryId: string;
   procedure: string;
   startedAt: number;
+  /** Who runs it (KILL from another user is refused with 1095). */
+  user?: string;
 }
 
 interface Entry extends RunningCall {
@@ -127,7 +129,9 @@ export interface CallHandle {
 }
 
 /**
- * Running local procedures by connection id, per proxy process. The session asks `kill` when a
+ * Running local procedures by connection id, per proxy process: the one record of what runs
+ * (the router registers every intercepted CALL here with `track`; KILL, disconnects and
+ * `list()` read it). The session asks `kill` when a
  * client sends `KILL [QUERY|CONNECTION] <id>`: if `<id>` runs a local procedure here it is
  * aborted and `kill` returns true (answer OK to the killer; for KILL CONNECTION also close the
  * victim and forward the KILL upstream); otherwise the KILL goes to the FE unchanged.
@@ -174,12 +178,45 @@ export class CancellationRegistry {
     };
   }
 
-  /** Abort every call of a connection. True when there was one to abort. */
-  kill(targetConnectionId: number, mode: 'query' | 'connection', byConnectionId: number | null = null): boolean {
+  /**
+   * Track a call whose AbortController the caller owns (the router links it to the session's
+   * signal, which already carries disconnects; the executor owns the deadline). Returns the
+   * function that stops tracking it; call it in `finally`.
+   */
+  track(call: Omit<RunningCall, 'startedAt'>, controller: AbortController): () => void {
+    const entry: Entry = { ...call, startedAt: Date.now(), controller };
+    let set = this.byConnection.get(call.connectionId);
+    if (!set) {
+      set = new Set();
+      this.byConnection.set(call.connectionId, set);
+    }
+    set.add(entry);
+    return () => {
+      const s = this.byConnection.get(call.connectionId);
+      s?.delete(entry);
+      if (s && s.size === 0) this.byConnection.delete(call.connectionId);
+    };
+  }
+
+  /** Abort every call of a connection (with `reason`, default a KillReason). True when there was one to abort. */
+  kill(targetConnectionId: number, mode: 'query' | 'connection', byConnectionId: number | null = null, reason?: Error): boolean {
     const set = this.byConnection.get(targetConnectionId);
     if (!set || set.size === 0) return false;
-    for (const e of set) e.controller.abort(new KillReason(mode, targetConnectionId, byConnectionId));
+    for (const e of set) e.controller.abort(reason ?? new KillReason(mode, targetConnectionId, byConnectionId));
     return true;
+  }
+
+  /** Abort every call of a connection with this reason (client disconnect, shutdown). */
+  abort(connectionId: number, reason: Error): boolean {
+    const set = this.byConnection.get(connectionId);
+    if (!set || set.size === 0) return false;
+    for (const e of set) e.controller.abort(reason);
+    return true;
+  }
+
+  /** The calls a connection runs now (empty when none). */
+  of(connectionId: number): RunningCall[] {
+    return [...(this.byConnection.get(connectionId) ?? [])].map((e) => ({ connectionId: e.connectionId, queryId: e.queryId, procedure: e.procedure, startedAt: e.startedAt, ...(e.user !== undefined ? { user: e.user } : {}) }));
   }
 
   isRunning(connectionId: number): boolean {
@@ -190,7 +227,7 @@ export class CancellationRegistry {
   list(): RunningCall[] {
     const out: RunningCall[] = [];
     for (const set of this.byConnection.values()) {
-      for (const e of set) out.push({ connectionId: e.connectionId, queryId: e.queryId, procedure: e.procedure, startedAt: e.startedAt });
+      for (const e of set) out.push({ connectionId: e.connectionId, queryId: e.queryId, procedure: e.procedure, startedAt: e.startedAt, ...(e.user !== undefined ? { user: e.user } : {}) });
     }
     return out;
   }

@@ -27,6 +27,8 @@ export interface CallRequest {
   statement: string;
   /** Per-call time limit; capped by limits.max_timeout_ms. Default limits.default_timeout_ms. */
   timeoutMs?: number;
+  /** The call's query id (audit, trace, the running-calls registry); generated when absent. */
+  queryId?: string;
   /** Set when the call runs as the work of an asynchronous job (audit `jobId`; the job holds its heavy-job slot). */
   jobId?: string;
   /** The procedure's progress reports of this call (an async job records them), besides hooks.onProgress. */
@@ -157,7 +159,7 @@ export class ProcedureExecutor {
       const args = bindArgumentsDynamic(proc.signature, own, proc.paramIndex);
       const frameworkArgs = framework.length > 0 ? bindFrameworkArgs(proc.signature.name, this.opts.frameworkParams ?? [], framework) : {};
       info = {
-        queryId: randomUUID(),
+        queryId: req.queryId ?? randomUUID(),
         catalog: req.catalog,
         procedure: proc.signature.name,
         signature: proc.signature,
@@ -252,7 +254,7 @@ export class ProcedureExecutor {
     const outcome: CallOutcome = {
       ok: false,
       info: null,
-      rejected: { request: req, caller, queryId: randomUUID(), startedAt: t0 },
+      rejected: { request: req, caller, queryId: req.queryId ?? randomUUID(), startedAt: t0 },
       error,
       replies: [errorReply(error)],
       affected: [],

@@ -49,7 +49,7 @@ export function createRouter(config: ProxyConfig, logger: Logger, connections: C
   });
   return new Router({
     executor,
-    ...(ops ? { asyncCalls: { isAsync: (req) => ops.isAsync(req), submit: (req, caller) => ops.submitAsync(executor, req, caller) } } : {}),
+    ...(ops ? { asyncCalls: { isAsync: (req) => ops.isAsync(req), submit: (req, caller) => ops.submitAsync(executor, req, caller) }, calls: ops.calls } : {}),
     // Standalone sessions start in the first configured catalog; with an FE, Doris's default applies.
     defaultCatalog: config.upstream ? null : (config.catalogs[0]?.name ?? null),
     connections,

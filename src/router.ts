@@ -13,7 +13,9 @@
  *
  * The hot path (a forwarded statement) is the prefilter plus returning a shared route object.
  */
+import { randomUUID } from 'node:crypto';
 import type { CallRequest, ProcedureExecutor } from '../procedures/executor.js';
+import { CancellationRegistry } from '../procedures/cancellation.js';
 import { ProcedureError, toProcedureError } from '../procedures/errors.js';
 import type { CallerInfo, ProcedureLogger } from '../procedures/context.js';
 import { parseCallArguments, parseCallName, ParseError, type CallName } from './call-parser.js';
@@ -51,12 +53,11 @@ export interface RouterOptions {
     isAsync(req: CallRequest): boolean;
     submit(req: CallRequest, caller: CallerInfo): Promise<LocalReply[]>;
   };
-}
-
-interface RunningCall {
-  controller: AbortController;
-  user: string;
-  procedure: string;
+  /**
+   * The running-calls registry (procedures/cancellation.ts): the one record of which
+   * connection runs which CALL, shared with the ops runtime. Default: the router's own.
+   */
+  calls?: CancellationRegistry;
 }
 
 /** Reason given to the AbortController when a KILL stops a call. */
@@ -74,13 +75,15 @@ function errorReply(e: { errno: number; sqlState: string; message: string }): Lo
 export class Router implements StatementRouter {
   private readonly executor: ProcedureExecutor;
   private readonly opts: RouterOptions;
-  private readonly running = new Map<number, RunningCall>();
+  /** What runs now, by connection: the single source of truth for KILL and `isRunning`. */
+  readonly calls: CancellationRegistry;
   private readonly standaloneStates = new WeakMap<SessionView, StandaloneSessionState>();
   private readonly standaloneEnv: StandaloneEnv;
 
   constructor(opts: RouterOptions) {
     this.opts = opts;
     this.executor = opts.executor;
+    this.calls = opts.calls ?? new CancellationRegistry();
     this.standaloneEnv = {
       catalogs: this.executor.catalogs,
       registry: this.executor.registry,
@@ -153,15 +156,12 @@ export class Router implements StatementRouter {
 
   /** Whether the proxy is running a procedure for this connection (for KILL and tests). */
   isRunning(connectionId: number): boolean {
-    return this.running.has(connectionId);
+    return this.calls.isRunning(connectionId);
   }
 
   /** Stop the procedure running for a connection (client disconnect, KILL). True if there was one. */
   abortCall(connectionId: number, reason: Error): boolean {
-    const r = this.running.get(connectionId);
-    if (r === undefined) return false;
-    r.controller.abort(reason);
-    return true;
+    return this.calls.abort(connectionId, reason);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -232,9 +232,10 @@ export class Router implements StatementRouter {
     const onAbort = (): void => controller.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    this.running.set(session.connectionId, { controller, user: session.user, procedure });
+    const queryId = randomUUID();
+    const untrack = this.calls.track({ connectionId: session.connectionId, queryId, procedure: procedure.toLowerCase(), user: session.user }, controller);
     try {
-      const req: CallRequest = { catalog, procedure, args, statement: sql };
+      const req: CallRequest = { catalog, procedure, args, statement: sql, queryId };
       if (this.opts.asyncCalls?.isAsync(req)) {
         try {
           return await this.opts.asyncCalls.submit(req, caller);
@@ -246,7 +247,7 @@ export class Router implements StatementRouter {
       return await this.executor.execute(req, caller, controller.signal);
     } finally {
       signal.removeEventListener('abort', onAbort);
-      if (this.running.get(session.connectionId)?.controller === controller) this.running.delete(session.connectionId);
+      untrack();
     }
   }
 
@@ -307,22 +308,22 @@ export class Router implements StatementRouter {
       const r = this.opts.onKill(k.target, k.mode, session);
       if (r !== null) return r;
     }
-    const running = this.running.get(k.target);
-    if (running === undefined) return null;
-    if (running.user !== session.user) {
+    const running = this.calls.of(k.target);
+    if (running.length === 0) return null;
+    if (running.some((r) => r.user !== session.user)) {
       return { kind: 'local', run: async () => [errorReply({ errno: 1095, sqlState: 'HY000', message: `You are not owner of thread ${k.target}` })] };
     }
-    running.controller.abort(new KilledReason(session.connectionId, k.mode));
+    this.calls.kill(k.target, k.mode, session.connectionId, new KilledReason(session.connectionId, k.mode));
     // KILL QUERY is answered here (the FE has nothing running for that connection); KILL
     // CONNECTION also goes to the FE so that it closes the victim's upstream connection.
     return k.mode === 'query' ? { kind: 'local', run: async () => [{ kind: 'ok' }] } : FORWARD;
   }
 
   private killLocal(target: number, mode: 'query' | 'connection', session: SessionView): LocalReply | null {
-    const running = this.running.get(target);
-    if (running === undefined) return null;
-    if (running.user !== session.user) return errorReply({ errno: 1095, sqlState: 'HY000', message: `You are not owner of thread ${target}` });
-    running.controller.abort(new KilledReason(session.connectionId, mode));
+    const running = this.calls.of(target);
+    if (running.length === 0) return null;
+    if (running.some((r) => r.user !== session.user)) return errorReply({ errno: 1095, sqlState: 'HY000', message: `You are not owner of thread ${target}` });
+    this.calls.kill(target, mode, session.connectionId, new KilledReason(session.connectionId, mode));
     if (mode === 'connection') this.opts.connections?.close(target);
     return { kind: 'ok' };
   }

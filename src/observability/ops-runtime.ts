@@ -25,7 +25,7 @@ import type { UserGrants } from '../security/privileges.js';
 import { mask, registerSecretsFrom } from '../security/masking.js';
 import { TableLockManager } from '../../procedures/concurrency/table-lock.js';
 import { HeavyJobLimiter } from '../../procedures/concurrency/heavy-job-limiter.js';
-import { SessionTimeouts, TIMEOUT_SESSION_VARIABLE } from '../../procedures/cancellation.js';
+import { CancellationRegistry, SessionTimeouts, TIMEOUT_SESSION_VARIABLE } from '../../procedures/cancellation.js';
 import { FileJobStore } from '../../procedures/jobs/file-job-store.js';
 import { MysqlJobStore } from '../../procedures/jobs/mysql-job-store.js';
 import { JobManager } from '../../procedures/jobs/job-manager.js';
@@ -70,6 +70,8 @@ export interface OpsRuntime {
   metrics: ProxyMetrics;
   audit: MultiAuditSink;
   sessionTimeouts: SessionTimeouts;
+  /** What runs now, by connection: the router registers every intercepted CALL here (KILL, disconnects, list()). */
+  calls: CancellationRegistry;
   /** Port of the /metrics endpoint, when started. */
   metricsPort: number | null;
   /** Things the operator should know at start-up (already logged). */
@@ -208,6 +210,7 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
     metrics,
     audit,
     sessionTimeouts,
+    calls: new CancellationRegistry(),
     metricsPort: metricsServer?.port ?? null,
     startupNotes: notes,
     isAsync: (req) => isAsyncCall(req.args),
