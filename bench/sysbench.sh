@@ -10,7 +10,10 @@
 # Usage: bench/sysbench.sh [seconds-per-run (default 10)]
 #   BENCH_THREADS="1 16 64" BENCH_WORKLOADS="oltp_point_select oltp_read_only" BENCH_PS_MODE=disable
 #   BENCH_REPEAT=3 (rounds per configuration; medians are printed)
-#   BENCH_PROXY_WORKERS=1 (the proxy's listen.workers; its CPU is summed over the worker processes)
+#   BENCH_HAPROXY_THREADS (HAProxy's nbthread; default: the number of CPUs, HAProxy's own default)
+#   BENCH_PROXY_WORKERS (the proxy's listen.workers; default: as many as HAProxy's threads; its
+#     CPU is summed over the worker processes). With fewer processes than HAProxy has threads,
+#     the proxy gets a smaller share of a loaded machine and the comparison is not like for like.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -19,7 +22,6 @@ THREADS="${BENCH_THREADS:-1 16 64}"
 WORKLOADS="${BENCH_WORKLOADS:-oltp_point_select oltp_read_only}"
 PS_MODE="${BENCH_PS_MODE:-disable}"
 REPEAT="${BENCH_REPEAT:-3}"
-PROXY_WORKERS="${BENCH_PROXY_WORKERS:-1}"
 OUT="$ROOT/.tmp/bench"
 rm -rf "$OUT"; mkdir -p "$OUT"
 export MARIADB_ROOT_DIR="$OUT/mariadb"
@@ -48,11 +50,15 @@ SB_COMMON=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-user="$MARIADB_USER"
   --mysql-db=sbtest --tables=4 --table-size=10000)
 sysbench oltp_read_only "${SB_COMMON[@]}" --mysql-port="$DB_PORT" prepare >"$OUT/prepare.log" 2>&1
 
-# HAProxy, TCP mode, same loopback.
+# HAProxy, TCP mode, same loopback. It runs one thread per CPU by default (nbthread, stated
+# here); the proxy gets as many worker processes unless BENCH_PROXY_WORKERS says otherwise.
+HA_THREADS="${BENCH_HAPROXY_THREADS:-$(nproc)}"
+PROXY_WORKERS="${BENCH_PROXY_WORKERS:-$HA_THREADS}"
 HA_PORT=$(_mariadb_free_port)
 cat >"$OUT/haproxy.cfg" <<EOF
 global
   maxconn 4000
+  nbthread $HA_THREADS
 defaults
   mode tcp
   timeout connect 5s
@@ -108,7 +114,7 @@ median() {
 echo "machine: $(nproc) CPU(s), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "versions: $(mariadbd --version | awk '{print $3}') | sysbench $(sysbench --version | awk '{print $2}') | $(haproxy -v | head -1 | awk '{print "haproxy", $3}') | node $(node --version)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "each run ${SECONDS_PER_RUN}s x $REPEAT rounds (medians), proxy workers $PROXY_WORKERS, --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
+echo "each run ${SECONDS_PER_RUN}s x $REPEAT rounds (medians), proxy workers $PROXY_WORKERS, HAProxy threads $HA_THREADS, --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
 printf '\n%-18s %4s | %10s %10s %10s | %8s %8s | %8s %8s %8s | %9s | %10s %10s\n' \
   workload thr direct_qps haproxy_qps proxy_qps px/dir px/ha p95_dir p95_ha p95_px added_p95 px_cpu_us/q ha_cpu_us/q
 for w in $WORKLOADS; do
