@@ -57,7 +57,7 @@ function refuse(msg: string): PaimonError {
 }
 
 function invalid(msg: string): PaimonError {
-  return new PaimonError('INVALID_ARGUMENT', msg);
+  return new PaimonError('UNSUPPORTED_TABLE', msg);
 }
 
 // ------------------------------------------------------------------------------ base

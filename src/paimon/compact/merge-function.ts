@@ -104,7 +104,7 @@ export class ReducerMergeFunction implements MergeFunction {
 }
 
 function notNull(field: number): PaimonError {
-  return new PaimonError('INVALID_ARGUMENT', `Field ${field} can not be null`);
+  return new PaimonError('UNSUPPORTED_TABLE', `Field ${field} can not be null (a NOT NULL field is null in a record; Paimon fails this merge too)`);
 }
 
 /** Ascending comparison of the sequence fields of a group, nulls first (Paimon's generated RecordComparator). */
@@ -362,7 +362,7 @@ export function ignoreDeleteOption(options: Readonly<Record<string, string>>): b
 }
 
 function invalid(msg: string): PaimonError {
-  return new PaimonError('INVALID_ARGUMENT', msg);
+  return new PaimonError('UNSUPPORTED_TABLE', msg);
 }
 
 /** The partial-update factory: sequence groups, their aggregators and the option checks of Paimon. */
