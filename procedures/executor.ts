@@ -223,6 +223,9 @@ export class ProcedureExecutor {
           warnings.push({ level: 'Warning', code: 1105, message: `after-change hook failed: ${e instanceof Error ? e.message : String(e)}` });
         }
       }
+      // Warnings go to SHOW WARNINGS and the audit: masked like error messages.
+      const mask = this.opts.maskMessage;
+      if (mask) for (let i = 0; i < warnings.length; i++) warnings[i] = { ...warnings[i]!, message: mask(warnings[i]!.message) };
       const replies = toCallReplies(proc.signature, result, warnings);
       outcome = { ok: true, info, result, replies, warnings, affected: [...state.affected], committed: state.committed, durationMs: clock.now() - startedAt };
     } catch (e) {

@@ -86,6 +86,7 @@ const change = defineProcedure({
       ctx.throwIfAborted();
       ctx.progress({ phase: 'rewrite data files', done: i, total: args.steps, message: `rows written ${i * 100}` });
     }
+    if (args.options !== null) ctx.warn(`options ignored: ${args.options}`);
     ctx.progress({ phase: 'commit' });
     ctx.markCommitted();
     ctx.reportAffected(t.identifier);
@@ -246,6 +247,10 @@ describe('ops: records, masking, spans, abortable waits, job progress', () => {
     exporter.spans = [];
     const o = await run(req('change_table', named(['table', str('db.t')], ['options', str(`s3.secret-key=${SECRET}`)]), `CALL paimon.sys.change_table(table => 'db.t', options => 's3.secret-key=${SECRET}')`));
     assert.ok(o.ok, o.ok ? '' : o.error.message);
+    // A warning that echoes the secret (SHOW WARNINGS) is masked too.
+    const ok = o.replies.at(-1)!;
+    assert.ok(ok.kind === 'ok' && ok.warnings?.length === 1, JSON.stringify(ok));
+    assert.equal(ok.kind === 'ok' ? ok.warnings![0]!.message : '', 'options ignored: s3.secret-key=******');
     const root = exporter.spans.find((s) => s.name === 'CALL change_table');
     assert.ok(root, exporter.spans.map((s) => s.name).join(','));
     assert.equal(root.parentSpanId, null);
