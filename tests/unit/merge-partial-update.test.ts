@@ -213,3 +213,28 @@ describe('compaction wrapper', () => {
     assert.deepEqual(mf.result()!.value, [1, -5, null], 'sum retracts to -7 then adds 2; last_non_null_value retracts 7 to null');
   });
 });
+
+describe('k-way merge of sorted runs with sequence groups', () => {
+  test('full compaction: groups merged across runs; a row removed by its group is dropped, kept below the top level', async () => {
+    const { mergeRuns } = await import('../../src/paimon/compact/sorted-run-merge.js');
+    const mf = () => createMergeFunction(fieldsN(5), ['f0'], { 'merge-engine': 'partial-update', 'fields.f1.sequence-group': 'f2', 'fields.f3.sequence-group': 'f4', 'partial-update.remove-record-on-sequence-group': 'f3' }).create();
+    const kv = (id: number, seq: number, kind: RowKindByte, ...v: Array<number | null>) => ({ key: [id], sequenceNumber: BigInt(seq), valueKind: kind, value: [id, ...v] as Datum[] });
+    const runs = () => [
+      [kv(1, 1, RowKind.INSERT, 5, 50, 1, 10), kv(2, 2, RowKind.INSERT, 1, 1, 1, 1), kv(3, 3, RowKind.DELETE, 1, 1, 1, 1)],
+      [kv(1, 4, RowKind.INSERT, 3, 30, 2, 20), kv(2, 5, RowKind.DELETE, null, null, 2, 2)],
+    ];
+    async function* gen(xs: ReturnType<typeof kv>[]) {
+      yield xs;
+    }
+    const run = async (dropDelete: boolean): Promise<string[]> => {
+      const out: string[] = [];
+      for await (const b of mergeRuns(runs().map(gen), { keyTypes: [INT], sequenceFields: [] }, mf(), { dropDelete, stats: { read: 0n } })) {
+        for (const r of b) out.push(`${r.valueKind}:${JSON.stringify(r.value)}@${r.sequenceNumber}`);
+      }
+      return out;
+    };
+    // key 1: group f1 keeps the newer 5/50, group f3 advances to 2/20; key 2 removed by the f3 group; key 3: a lone DELETE
+    assert.deepEqual(await run(true), ['0:[1,5,50,2,20]@4']);
+    assert.deepEqual(await run(false), ['0:[1,5,50,2,20]@4', '3:[2,null,null,2,2]@5', '3:[3,1,1,1,1]@3']);
+  });
+});
