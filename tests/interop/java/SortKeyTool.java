@@ -32,8 +32,9 @@ import java.util.Map;
  * ascending NULLS FIRST record order), to check the proxy's sort compaction against.
  *
  * <pre>
- * keys  spec.json                         {"fields":[{"name","type"}],"orderBy":[..],"varTypeSize":8,"rows":[{..}]}
- *                                          -> {"zorder":[hex..],"hilbert":[hex..]|null}
+ * keys  spec.json                         {"fields":[{"name","type"}],"rows":[{..}],
+ *                                           "cases":[{"orderBy":[..],"varTypeSize":8}]}
+ *                                          -> {"cases":[{"zorder":[hex..],"hilbert":[hex..]|null}]}
  * check wh db tbl strategy col1,col2      -> for every data file of the latest snapshot, its rows read
  *                                          in file order: how many adjacent pairs are out of order
  * </pre>
@@ -88,20 +89,25 @@ public class SortKeyTool {
             fields.add(new DataField(id++, f.get("name").asText(), DataTypeJsonParser.parseDataType(f.get("type"))));
         }
         RowType rt = new RowType(fields);
-        List<String> cols = new ArrayList<>();
-        for (JsonNode c : spec.get("orderBy")) cols.add(c.asText());
-        ZIndexer z = new ZIndexer(rt, cols, spec.get("varTypeSize").asInt());
-        z.open();
-        HilbertIndexer h = cols.size() > 1 ? new HilbertIndexer(rt, cols) : null;
-        if (h != null) h.open();
-        List<Object> zs = new ArrayList<>();
-        List<Object> hs = new ArrayList<>();
-        for (JsonNode r : spec.get("rows")) {
-            GenericRow row = PaimonTool.rowFromJson(r, rt);
-            zs.add(hex(z.index(row)));
-            if (h != null) hs.add(hex(h.index(row)));
+        List<GenericRow> rows = new ArrayList<>();
+        for (JsonNode r : spec.get("rows")) rows.add(PaimonTool.rowFromJson(r, rt));
+        List<Object> results = new ArrayList<>();
+        for (JsonNode c : spec.get("cases")) {
+            List<String> cols = new ArrayList<>();
+            for (JsonNode x : c.get("orderBy")) cols.add(x.asText());
+            ZIndexer z = new ZIndexer(rt, cols, c.get("varTypeSize").asInt());
+            z.open();
+            HilbertIndexer h = cols.size() > 1 ? new HilbertIndexer(rt, cols) : null;
+            if (h != null) h.open();
+            List<Object> zs = new ArrayList<>();
+            List<Object> hs = new ArrayList<>();
+            for (GenericRow row : rows) {
+                zs.add(hex(z.index(row)));
+                if (h != null) hs.add(hex(h.index(row)));
+            }
+            results.add(PaimonTool.obj("zorder", zs, "hilbert", h == null ? null : hs));
         }
-        PaimonTool.emit(PaimonTool.obj("zorder", zs, "hilbert", h == null ? null : hs));
+        PaimonTool.emit(PaimonTool.obj("cases", results));
     }
 
     interface KeyFn {
