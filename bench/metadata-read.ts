@@ -2,33 +2,97 @@
  * Full-metadata read of one table, ours against Paimon Java, measured in the same run.
  *
  *   node --import tsx bench/metadata-read.ts [--snapshots 5000] [--entries 1000000] [--rounds 3] [--keep 1]
- *   node --import tsx bench/metadata-read.ts --reuse <warehouse> [--rounds 3]
+ *   node --import tsx bench/metadata-read.ts [--per-commit 200] ...   (files per commit instead of --entries)
+ *   node --import tsx bench/metadata-read.ts --reuse <warehouse> [--rounds 3] [--only ours]   (--only ours: no Java, for profiling)
  *
- * Builds an append table with our commit path (each commit adds entries/snapshots files; our commit
- * merges small base manifests as Java's ManifestFileMerger does), then reads every snapshot, every
- * distinct manifest list and every distinct manifest entry, streamed (nothing is kept), with our
- * library and with Paimon Java 1.4.2 (bench/java/MetadataRead.java, one JVM, same rounds). Prints
- * the medians and their ratio (ours / Java; target <= 1) and our peak heap during the read.
+ * The table: an append table (bucket -1, partitioned by a STRING day over 28 values) built with our
+ * own commit path (FileStoreCommit: delta manifest, base + delta manifest lists, snapshot, LATEST
+ * hint per commit, and the base manifests merged as Paimon's ManifestFileMerger does with its
+ * defaults: a run of small manifests reaching `manifest.target-file-size` (8 MiB) or a trailing run
+ * of `manifest.merge-min-count` (30) is rewritten as one). Each commit adds a few data files named
+ * as a writer would name them (a fresh UUID per commit), with value stats on 3 columns.
+ *
+ * "A million manifest entries": the manifest files of the table hold 1,000,000 entries (records)
+ * in total, counting every distinct manifest once (delta manifests and every merged rewrite that
+ * some snapshot still references). That is the number of entries a full-metadata read decodes.
+ * The files-per-commit rate is chosen (by simulating the merge) so that 5,000 snapshots reach it;
+ * the live files of the latest snapshot are fewer and printed too. (With --per-commit 200, i.e. a
+ * million LIVE files after 5,000 commits, Paimon's merging rewrites the growing base manifest
+ * every ~30 commits and a full read decodes ~50 million entries: a different, much larger
+ * benchmark.)
+ *
+ * "Full metadata": every snapshot file, every distinct manifest list (base and delta lists of every
+ * snapshot) and every entry of every distinct manifest those lists name, streamed: nothing of a
+ * manifest is kept after its entries were counted. Paimon Java 1.4.2 does the same in one JVM
+ * (bench/java/MetadataRead.java, normal tiered JIT, same number of rounds, fresh readers per
+ * round so no manifest cache is carried over). Both sides also plan the latest snapshot (live
+ * files after merging ADD/DELETE), which checks that Java reads the table we built. Prints the
+ * medians, their ratio (ours / Java; target <= 1), our peak heap and RSS, and the load average.
  * Needs the Java peer from tests/setup/paimon-java.sh (tests/interop/java/lib-1.4.2).
  */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { LocalFileIO } from '../src/paimon/local-file-io.js';
 import { FileStoreCommit } from '../src/paimon/file-store-commit.js';
 import { binaryFieldTypeFromSql, toBinaryRow } from '../src/paimon/binary-row.js';
 import { toSimpleStats } from '../src/paimon/simple-stats.js';
 import { newAppendFileMeta } from '../src/paimon/data-file-meta.js';
 import type { ManifestEntry } from '../src/paimon/manifest-entry.js';
-import { SnapshotManager } from '../src/paimon/snapshot-manager.js';
+import type { ManifestFileMeta } from '../src/paimon/manifest-file-meta.js';
+import type { Snapshot } from '../src/paimon/snapshot.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i + 1 < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);
 const SNAPSHOTS = Number(args.get('snapshots') ?? 5000);
 const ENTRIES = Number(args.get('entries') ?? 1_000_000);
 const ROUNDS = Number(args.get('rounds') ?? 3);
-const PER_COMMIT = Math.max(1, Math.round(ENTRIES / SNAPSHOTS));
+/** How many manifests are read ahead of the one being decoded. */
+const READ_AHEAD = Number(args.get('read-ahead') ?? 4);
+const MERGE_MIN_COUNT = 30;
+
+/**
+ * Total entries in distinct manifests after `snapshots` commits of `perCommit(s)` files each, under
+ * the count trigger of Paimon's minor merge (every manifest stays far below 8 MiB at these sizes):
+ * each commit's base list is the previous base + delta manifests, merged into one when >= 30.
+ */
+function simulateDistinct(snapshots: number, perCommit: (s: number) => number): number {
+  let total = 0;
+  let base: number[] = [];
+  let delta = 0;
+  for (let s = 0; s < snapshots; s++) {
+    const previous = s === 0 ? [] : [...base, delta];
+    if (previous.length >= MERGE_MIN_COUNT) {
+      const merged = previous.reduce((a, b) => a + b, 0);
+      total += merged;
+      base = [merged];
+    } else base = previous;
+    delta = perCommit(s);
+    total += delta;
+  }
+  return total;
+}
+
+/** Files added by commit s for an average rate (spread evenly: floor((s+1)r) - floor(s r)). */
+const spread = (rate: number) => (s: number): number => Math.floor((s + 1) * rate) - Math.floor(s * rate);
+
+let rate: number;
+if (args.has('per-commit')) rate = Number(args.get('per-commit'));
+else {
+  // Smallest rate (to 1/1000) whose simulated distinct-entry total reaches ENTRIES.
+  let lo = 0;
+  let hi = Math.max(1, ENTRIES / SNAPSHOTS);
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    if (simulateDistinct(SNAPSHOTS, spread(mid)) >= ENTRIES) hi = mid;
+    else lo = mid;
+  }
+  rate = Math.ceil(hi * 1000) / 1000;
+}
+const filesOf = spread(rate);
 
 const ROOT = resolve(import.meta.dirname, '..');
 const JAVA_LIB = join(ROOT, 'tests', 'interop', 'java', 'lib-1.4.2');
@@ -39,7 +103,7 @@ const BIGINT = binaryFieldTypeFromSql('BIGINT');
 
 // --reuse <warehouse>: read a table built by an earlier run (kept with --keep) instead of building one.
 const reuse = args.get('reuse');
-const wh = reuse ?? mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), 'bench-meta-'));
+const wh = reuse !== undefined ? resolve(reuse) : mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), 'bench-meta-'));
 const table = join(wh, 'bench.db', 't');
 mkdirSync(join(table, 'schema'), { recursive: true });
 if (!reuse) writeFileSync(
@@ -71,37 +135,64 @@ const commit = new FileStoreCommit({
   commitUser: 'bench',
   partitionFields: [{ name: 'dt', type: STRING }],
   bucketMode: 'BUCKET_UNAWARE',
+  latestSchemaId: async () => 0,
 });
 
-if (!reuse) console.log(`building ${SNAPSHOTS} snapshots x ${PER_COMMIT} entries (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
-const t0 = performance.now();
-let n = 0;
-for (let s = 0; s < (reuse ? 0 : SNAPSHOTS); s++) {
-  const entries: ManifestEntry[] = [];
-  for (let i = 0; i < PER_COMMIT; i++, n++) {
-    const file = newAppendFileMeta({
-      fileName: `data-${String(n).padStart(8, '0')}-2b1c6f8e-5a77-4f0e-9d1a-7c3e2f1b0a9d-0.parquet`,
-      fileSize: 1_000_000n + BigInt(n),
-      rowCount: 1000n,
-      valueStats: toSimpleStats([STRING, BIGINT, STRING], [
-        { min: `2024-01-${String((n % 28) + 1).padStart(2, '0')}`, max: `2024-01-${String((n % 28) + 1).padStart(2, '0')}`, nullCount: 0n },
-        { min: BigInt(n) * 1000n, max: BigInt(n) * 1000n + 999n, nullCount: 0n },
-        { min: 'aaaa', max: 'zzzz-value', nullCount: 3n },
-      ]),
-      minSequenceNumber: BigInt(n) * 1000n,
-      maxSequenceNumber: BigInt(n) * 1000n + 999n,
-      schemaId: 0n,
-    });
-    entries.push({ kind: 'ADD', partition: toBinaryRow([STRING], [`2024-01-${String((n % 28) + 1).padStart(2, '0')}`]), bucket: 0, totalBuckets: -1, file });
+const la = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
+let buildSeconds = 0;
+if (!reuse) {
+  const expected = simulateDistinct(SNAPSHOTS, filesOf);
+  console.log(`building ${SNAPSHOTS} snapshots, ${rate} data files per commit on average (expected ${expected} entries in distinct manifests); load average ${la()}`);
+  const t0 = performance.now();
+  const baseTime = 1_790_000_000_000n;
+  let n = 0;
+  for (let s = 0; s < SNAPSHOTS; s++) {
+    const writer = randomUUID();
+    const entries: ManifestEntry[] = [];
+    for (let i = 0, k = filesOf(s); i < k; i++, n++) {
+      const day = `2024-01-${String((n % 28) + 1).padStart(2, '0')}`;
+      const file = newAppendFileMeta({
+        fileName: `data-${writer}-${i}.parquet`,
+        fileSize: 1_000_000n + BigInt((n * 7919) % 500_000),
+        rowCount: 1000n + BigInt(n % 97),
+        valueStats: toSimpleStats([STRING, BIGINT, STRING], [
+          { min: day, max: day, nullCount: 0n },
+          { min: BigInt(n) * 1000n, max: BigInt(n) * 1000n + 999n, nullCount: 0n },
+          { min: `a${(n * 31) % 1000}`, max: `z${(n * 17) % 1000}-value`, nullCount: BigInt(n % 5) },
+        ]),
+        minSequenceNumber: 0n,
+        maxSequenceNumber: 999n,
+        schemaId: 0n,
+        creationTime: baseTime + BigInt(s) * 60_000n + BigInt(i),
+      });
+      entries.push({ kind: 'ADD', partition: toBinaryRow([STRING], [day]), bucket: 0, totalBuckets: -1, file });
+    }
+    await commit.commit({ kind: 'APPEND', deltaEntries: entries, commitIdentifier: BigInt(s) });
+    if ((s + 1) % 500 === 0) console.log(`  ${s + 1} snapshots (${((performance.now() - t0) / 1000).toFixed(0)} s, load average ${la()})`);
   }
-  await commit.commit({ kind: 'APPEND', deltaEntries: entries, commitIdentifier: BigInt(s) });
-  if ((s + 1) % 500 === 0) console.log(`  ${s + 1} snapshots (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  buildSeconds = (performance.now() - t0) / 1000;
+  console.log(`built in ${buildSeconds.toFixed(1)} s`);
 }
-if (!reuse) console.log(`built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-async function readOurs(): Promise<{ snapshots: number; lists: number; manifests: number; entries: number; ms: number; heapMb: number }> {
+interface ReadResult {
+  /** CPU time of the whole process (all threads) during the round, ms. */
+  cpuMs: number;
+  snapshots: number;
+  lists: number;
+  manifests: number;
+  entries: number;
+  ms: number;
+  heapMb: number;
+}
+
+/**
+ * Every snapshot, every distinct manifest list, every entry of every distinct manifest, in snapshot
+ * order. Files are fetched up to READ_AHEAD ahead of the one being decoded (file reads overlap the
+ * decoding); entries are counted and dropped manifest by manifest.
+ */
+async function readOurs(): Promise<ReadResult> {
   const start = performance.now();
-  const sm = new SnapshotManager(io, table);
+  const cpu0 = process.cpuUsage();
   const seenLists = new Set<string>();
   const seenManifests = new Set<string>();
   let snapshots = 0;
@@ -109,45 +200,103 @@ async function readOurs(): Promise<{ snapshots: number; lists: number; manifests
   let manifests = 0;
   let entries = 0;
   let heap = 0;
-  for await (const s of sm.snapshots()) {
-    snapshots++;
-    for (const name of [s.baseManifestList, s.deltaManifestList]) {
-      if (seenLists.has(name)) continue;
-      seenLists.add(name);
-      lists++;
-      for (const m of await commit.manifestList.read(name)) {
-        if (seenManifests.has(m.fileName)) continue;
-        seenManifests.add(m.fileName);
-        manifests++;
-        for (const e of await commit.manifestFile.iterate(m.fileName)) {
-          if (e.file.rowCount >= 0n) entries++;
-        }
-        if (manifests % 64 === 0) heap = Math.max(heap, process.memoryUsage().heapUsed);
+  // Manifest lists in snapshot order, read ahead.
+  async function* manifestLists(): AsyncGenerator<ManifestFileMeta[]> {
+    const pending: Promise<ManifestFileMeta[]>[] = [];
+    for await (const s of commit.snapshotManager.snapshots()) {
+      snapshots++;
+      for (const name of [s.baseManifestList, s.deltaManifestList]) {
+        if (seenLists.has(name)) continue;
+        seenLists.add(name);
+        lists++;
+        const p = commit.manifestList.read(name);
+        p.catch(() => undefined);
+        pending.push(p);
+        if (pending.length > READ_AHEAD) yield await (pending.shift() as Promise<ManifestFileMeta[]>);
       }
     }
+    while (pending.length > 0) yield await (pending.shift() as Promise<ManifestFileMeta[]>);
   }
-  return { snapshots, lists, manifests, entries, ms: performance.now() - start, heapMb: heap / 2 ** 20 };
+  const pending: Promise<Iterable<ManifestEntry>>[] = [];
+  const drain = async (): Promise<void> => {
+    for (const e of await (pending.shift() as Promise<Iterable<ManifestEntry>>)) if (e.file.rowCount >= 0n) entries++;
+    if (++manifests % 64 === 0) heap = Math.max(heap, getHeapStatistics().used_heap_size);
+  };
+  for await (const metas of manifestLists()) {
+    for (const m of metas) {
+      if (seenManifests.has(m.fileName)) continue;
+      seenManifests.add(m.fileName);
+      const p = commit.manifestFile.iterate(m.fileName);
+      p.catch(() => undefined);
+      pending.push(p);
+      if (pending.length > READ_AHEAD) await drain();
+    }
+  }
+  while (pending.length > 0) await drain();
+  heap = Math.max(heap, getHeapStatistics().used_heap_size);
+  const cpu = process.cpuUsage(cpu0);
+  return { snapshots, lists, manifests, entries, ms: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000, heapMb: heap / 2 ** 20 };
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 const ours: number[] = [];
-let last = { snapshots: 0, lists: 0, manifests: 0, entries: 0, heapMb: 0 };
+let last: ReadResult = { snapshots: 0, lists: 0, manifests: 0, entries: 0, ms: 0, cpuMs: 0, heapMb: 0 };
+const oursCpu: number[] = [];
+let peakHeap = 0;
 for (let r = 0; r < ROUNDS; r++) {
   const o = await readOurs();
   ours.push(o.ms);
+  oursCpu.push(o.cpuMs);
+  peakHeap = Math.max(peakHeap, o.heapMb);
   last = o;
 }
+const rssMb = process.resourceUsage().maxRSS / 1024;
+if (args.get('only') === 'ours') {
+  // Profiling aid (node --cpu-prof): our read only, no Java, no comparison.
+  console.log(`ours only: ${JSON.stringify(last)}; rounds ${ours.map((x) => x.toFixed(0)).join(', ')} ms (CPU ${oursCpu.map((x) => x.toFixed(0)).join(', ')} ms); peak heap ${peakHeap.toFixed(0)} MiB, RSS ${rssMb.toFixed(0)} MiB`);
+  process.exit(0);
+}
+
+// The latest snapshot's live files (both sides must agree: Java reads the table we built).
+const latest = (await commit.snapshotManager.latestSnapshot()) as Snapshot;
+const live = await commit.scan.readLiveEntries(latest);
+let liveSize = 0n;
+for (const e of live) liveSize += e.file.fileSize;
+
 const classes = mkdtempSync(join(tmpdir(), 'bench-classes-'));
 execFileSync('javac', ['-nowarn', '-encoding', 'UTF-8', '-cp', `${JAVA_LIB}/*`, '-d', classes, join(ROOT, 'bench', 'java', 'MetadataRead.java')], { stdio: 'inherit' });
-const out = execFileSync('java', ['-cp', `${classes}:${JAVA_LIB}/*`, 'MetadataRead', wh, 'bench', 't', String(ROUNDS)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 });
-const java = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { snapshots: number; lists: number; manifests: number; entries: number; millis: number[] };
-if (java.entries !== last.entries || java.snapshots !== last.snapshots) {
-  throw new Error(`Java read ${java.snapshots} snapshots / ${java.entries} entries, we read ${last.snapshots} / ${last.entries}`);
+const out = execFileSync('java', ['-cp', `${classes}:${JAVA_LIB}/*`, 'MetadataRead', wh, 'bench', 't', String(ROUNDS)], {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'ignore'],
+  maxBuffer: 64 << 20,
+});
+const java = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
+  snapshots: number;
+  lists: number;
+  manifests: number;
+  entries: number;
+  millis: number[];
+  cpuMillis: number[];
+  liveFiles: number;
+  liveFileSize: string;
+};
+if (java.entries !== last.entries || java.snapshots !== last.snapshots || java.lists !== last.lists || java.manifests !== last.manifests) {
+  throw new Error(`Java read ${java.snapshots} snapshots / ${java.lists} lists / ${java.manifests} manifests / ${java.entries} entries, we read ${last.snapshots} / ${last.lists} / ${last.manifests} / ${last.entries}`);
 }
-console.log(`table: ${last.snapshots} snapshots, ${last.lists} manifest lists, ${last.manifests} manifests, ${last.entries} entries`);
-console.log(`ours  (ms per round): ${ours.map((x) => x.toFixed(0)).join(', ')}; peak heap during read ${last.heapMb.toFixed(0)} MiB`);
+if (java.liveFiles !== live.length || BigInt(java.liveFileSize) !== liveSize) {
+  throw new Error(`Java plans ${java.liveFiles} live files (${java.liveFileSize} bytes), we plan ${live.length} (${liveSize} bytes)`);
+}
+console.log(`table: ${last.snapshots} snapshots, ${last.lists} manifest lists, ${last.manifests} manifests, ${last.entries} entries in them; latest snapshot: ${live.length} live files (Java agrees)`);
+if (buildSeconds > 0) console.log(`build: ${buildSeconds.toFixed(1)} s`);
+console.log(`ours  (ms per round): ${ours.map((x) => x.toFixed(0)).join(', ')}; peak heap during read ${peakHeap.toFixed(0)} MiB, peak RSS of the process ${rssMb.toFixed(0)} MiB`);
 console.log(`java  (ms per round): ${java.millis.join(', ')}`);
-console.log(`ratio ours/java (medians): ${(median(ours) / median(java.millis)).toFixed(2)}  (target <= 1; load average ${loadavg()[0].toFixed(1)})`);
+console.log(`CPU time of the process per round (all threads: JIT, GC): ours ${oursCpu.map((x) => x.toFixed(0)).join(', ')} ms, java ${java.cpuMillis.join(', ')} ms`);
+console.log(`ratio ours/java (medians of wall time): ${(median(ours) / median(java.millis)).toFixed(2)}  (target <= 1; load average ${la()})`);
+console.log(`ratio ours/java (medians of CPU time):  ${(median(oursCpu) / median(java.cpuMillis)).toFixed(2)}`);
 rmSync(classes, { recursive: true, force: true });
 if (!args.has('keep') && !reuse) rmSync(wh, { recursive: true, force: true });
 else console.log(`kept ${wh}`);

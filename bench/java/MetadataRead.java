@@ -19,6 +19,7 @@ import java.util.Set;
 /**
  * Reads the full metadata of one table the way our bench does in TypeScript: every snapshot, its
  * base and delta manifest lists, and every distinct manifest's entries. Prints one JSON line.
+ * Then plans the latest snapshot (live files) as a check that the table is valid for Paimon.
  * Usage: MetadataRead <warehouse> <db> <table> <rounds>
  */
 public class MetadataRead {
@@ -27,9 +28,13 @@ public class MetadataRead {
         FileStoreTable t = (FileStoreTable) c.getTable(Identifier.create(a[1], a[2]));
         int rounds = Integer.parseInt(a[3]);
         StringBuilder times = new StringBuilder();
+        StringBuilder cpuTimes = new StringBuilder();
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         long snapshots = 0, lists = 0, manifests = 0, entries = 0;
         for (int r = 0; r < rounds; r++) {
             long t0 = System.nanoTime();
+            long cpu0 = os.getProcessCpuTime();
             snapshots = 0; lists = 0; manifests = 0; entries = 0;
             SnapshotManager sm = t.snapshotManager();
             // Fresh readers each round: no manifest cache carried between rounds.
@@ -55,8 +60,14 @@ public class MetadataRead {
             }
             long ms = (System.nanoTime() - t0) / 1_000_000;
             times.append(r == 0 ? "" : ",").append(ms);
+            cpuTimes.append(r == 0 ? "" : ",").append((os.getProcessCpuTime() - cpu0) / 1_000_000);
         }
+        // The live files of the latest snapshot (ADD/DELETE merged), as Paimon plans a batch scan.
+        List<ManifestEntry> live = t.store().newScan().plan().files();
+        long liveSize = 0;
+        for (ManifestEntry e : live) liveSize += e.file().fileSize();
         System.out.println("{\"snapshots\":" + snapshots + ",\"lists\":" + lists + ",\"manifests\":" + manifests
-                + ",\"entries\":" + entries + ",\"millis\":[" + times + "]}");
+                + ",\"entries\":" + entries + ",\"millis\":[" + times + "],\"cpuMillis\":[" + cpuTimes + "],\"liveFiles\":" + live.size()
+                + ",\"liveFileSize\":\"" + liveSize + "\"}");
     }
 }

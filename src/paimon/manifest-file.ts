@@ -7,8 +7,8 @@
 import type { FileIO } from './file-io.js';
 import { PaimonError } from './errors.js';
 import { MANIFEST_ENTRY_SCHEMA } from './avro-schemas.js';
-import { avroCodecFor, encodeObjectsFile, readObjectsFile, type AvroCodec } from './objects-file.js';
-import { manifestEntryFromRecord, manifestEntryToRecord, type ManifestEntry } from './manifest-entry.js';
+import { avroCodecFor, encodeObjectsFile, prepareCodecs, readBlocks, readHeader, readObjectsFile, type AvroCodec, type ObjectsFileHeader } from './objects-file.js';
+import { decodeManifestEntries, hasCurrentManifestEntryLayout, manifestEntryFromRecord, manifestEntryToRecord, type ManifestEntry } from './manifest-entry.js';
 import type { ManifestFileMeta } from './manifest-file-meta.js';
 import { FullStatsCollector } from './simple-stats.js';
 import type { BinaryFieldType } from './binary-row.js';
@@ -46,8 +46,11 @@ export class ManifestFile {
   /** Reads the file, then decodes entries lazily block by block. */
   async iterate(fileName: string): Promise<Iterable<ManifestEntry>> {
     const path = this.pathFactory.toManifestFilePath(fileName);
-    const buf = await this.fileIO.readFile(path);
-    return mapIter(readObjectsFile(buf, `manifest ${path}`), (r) => manifestEntryFromRecord(r, `manifest ${path}`));
+    const [buf] = await Promise.all([this.fileIO.readFile(path), prepareCodecs()]);
+    const what = `manifest ${path}`;
+    const header = readHeader(buf, what);
+    if (hasCurrentManifestEntryLayout(header.schema)) return decodeBlocks(buf, what, header);
+    return mapIter(readObjectsFile(buf, what), (r) => manifestEntryFromRecord(r, what));
   }
 
   /**
@@ -155,6 +158,11 @@ function approxEntrySize(e: ManifestEntry): number {
     f.valueStats.minValues.bytes.length * 2 +
     9 * (f.valueStats.nullCounts.length + f.keyStats.nullCounts.length)
   );
+}
+
+/** Entries of a current-layout manifest, decoded directly block by block (one block's entries at a time). */
+function* decodeBlocks(buf: Buffer, what: string, header: ObjectsFileHeader): Generator<ManifestEntry> {
+  for (const block of readBlocks(buf, what, header)) yield* decodeManifestEntries(block.data, block.count, what);
 }
 
 export function* mapIter<A, B>(it: Iterable<A>, fn: (a: A) => B): Generator<B> {

@@ -5,7 +5,7 @@
  */
 import type { FileIO } from './file-io.js';
 import { MANIFEST_FILE_META_SCHEMA } from './avro-schemas.js';
-import { encodeObjectsFile, readObjectsFile } from './objects-file.js';
+import { encodeObjectsFile, prepareCodecs, readObjectsFile } from './objects-file.js';
 import { manifestFileMetaFromRecord, manifestFileMetaToRecord, type ManifestFileMeta } from './manifest-file-meta.js';
 import { codecOf, type MetadataFileOptions } from './manifest-file.js';
 import type { FileStorePathFactory } from './file-store-path-factory.js';
@@ -25,7 +25,7 @@ export class ManifestList {
 
   async read(fileName: string): Promise<ManifestFileMeta[]> {
     const path = this.pathFactory.toManifestFilePath(fileName);
-    const buf = await this.fileIO.readFile(path);
+    const [buf] = await Promise.all([this.fileIO.readFile(path), prepareCodecs()]);
     const out: ManifestFileMeta[] = [];
     for (const r of readObjectsFile(buf, `manifest list ${path}`)) out.push(manifestFileMetaFromRecord(r, `manifest list ${path}`));
     return out;

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type avro from 'avsc';
 import { decompress as zstdDecompress } from 'fzstd';
-import { init as zstdInit, compress as zstdCompress } from '@bokuweb/zstd-wasm';
+import { init as zstdInit, compress as zstdCompress, decompress as zstdWasmDecompress } from '@bokuweb/zstd-wasm';
 import { PaimonError } from './errors.js';
 import { avroType, type AvroSchema } from './avro-schemas.js';
 
@@ -38,9 +38,46 @@ export function avroCodecFor(compression: string | undefined): AvroCodec {
 }
 
 let zstdReady: Promise<void> | null = null;
+/** True once the zstd WebAssembly module is instantiated (it then also decodes: ~3x fzstd's speed). */
+let zstdWasmLoaded = false;
 function ensureZstd(): Promise<void> {
-  zstdReady ??= zstdInit();
+  zstdReady ??= zstdInit().then(() => {
+    zstdWasmLoaded = true;
+  });
   return zstdReady;
+}
+
+/**
+ * Loads the zstd WebAssembly module so that block decoding can use it; readers of metadata files
+ * await this once before decoding (decoding itself is synchronous). Without it (or if loading
+ * fails) blocks are decoded with fzstd, with the same result.
+ */
+export async function prepareCodecs(): Promise<void> {
+  if (zstdWasmLoaded) return;
+  try {
+    await ensureZstd();
+  } catch {
+    // fzstd decodes everything the WebAssembly build does.
+  }
+}
+
+/**
+ * A zstd frame decoded by the WebAssembly build when it is loaded, else by fzstd. Frames written by
+ * Java's streaming encoder do not record their content size, so the output capacity is a bound
+ * (Avro blocks hold about 64 KB); a frame that does not fit, or any error, goes to fzstd, which
+ * grows its output and reports corrupt input as before.
+ */
+function zstdDecode(data: Buffer): Buffer {
+  if (zstdWasmLoaded) {
+    try {
+      const out = zstdWasmDecompress(data, { defaultHeapSize: Math.max(1 << 20, data.length * 64) });
+      return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    } catch {
+      // fall through to fzstd
+    }
+  }
+  const out = zstdDecompress(data);
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }
 
 // ---------------------------------------------------------------- varints (Avro zig-zag longs)
@@ -158,10 +195,8 @@ function decodeBlock(codec: string, data: Buffer): Buffer {
       return data;
     case 'deflate':
       return inflateRawSync(data);
-    case 'zstandard': {
-      const out = zstdDecompress(data);
-      return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
-    }
+    case 'zstandard':
+      return zstdDecode(data);
     case 'snappy': {
       // Avro appends a 4-byte CRC32 (big-endian) of the uncompressed data.
       const out = snappyDecompress(data.subarray(0, data.length - 4));
@@ -338,4 +373,52 @@ export async function encodeObjectsFile(
   }
   await flush();
   return Buffer.concat(parts);
+}
+
+// ---------------------------------------------------------------- binary layout of a schema
+
+const PRIMITIVES = new Set(['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string']);
+
+function layoutOf(s: unknown): unknown {
+  if (typeof s === 'string') return s;
+  if (Array.isArray(s)) return { union: s.map(layoutOf) };
+  if (typeof s !== 'object' || s === null) return { invalid: String(s) };
+  const o = s as Record<string, unknown>;
+  const t = o.type;
+  if (typeof t === 'string' && PRIMITIVES.has(t)) return t; // logical types share their primitive's bytes
+  if (t === 'record' || t === 'error') {
+    const fields = Array.isArray(o.fields) ? o.fields : [];
+    return { record: fields.map((f) => [(f as { name?: unknown }).name, layoutOf((f as { type?: unknown }).type)]) };
+  }
+  if (t === 'array') return { array: layoutOf(o.items) };
+  if (t === 'map') return { map: layoutOf(o.values) };
+  if (t === 'enum') return { enum: o.symbols };
+  if (t === 'fixed') return { fixed: o.size };
+  return { other: layoutOf(t) };
+}
+
+const layoutCache = new Map<string, string>();
+
+/**
+ * A key that is equal for two Avro schemas exactly when their records are encoded alike and
+ * decode to the same field names and values: field names and order, types, union branches in
+ * order; record names, namespaces, docs, defaults and logical-type annotations (which do not
+ * change the bytes of a long) are left out. Named-type references (a record used twice by name)
+ * give a different key, so such schemas simply never match a fixed layout.
+ */
+export function avroLayoutKey(schema: AvroSchema): string {
+  const text = typeof schema === 'string' ? schema : JSON.stringify(schema);
+  let key = layoutCache.get(text);
+  if (key === undefined) {
+    let parsed: unknown;
+    try {
+      parsed = typeof schema === 'string' ? JSON.parse(schema) : schema;
+    } catch {
+      parsed = { unparsable: text };
+    }
+    key = JSON.stringify(layoutOf(parsed));
+    if (layoutCache.size > 64) layoutCache.clear();
+    layoutCache.set(text, key);
+  }
+  return key;
 }

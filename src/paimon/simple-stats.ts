@@ -40,9 +40,12 @@ export function simpleStatsToRecord(s: SimpleStats): SimpleStatsRecord {
   return { _MIN_VALUES: s.minValues.serialize(), _MAX_VALUES: s.maxValues.serialize(), _NULL_COUNTS: s.nullCounts };
 }
 
+function isBytes(v: unknown): boolean {
+  return v instanceof Uint8Array || v instanceof AvroBytes;
+}
+
 export function simpleStatsFromRecord(r: unknown, what: string): SimpleStats {
   const rec = r as Partial<SimpleStatsRecord> | null | undefined;
-  const isBytes = (v: unknown): boolean => v instanceof Uint8Array || v instanceof AvroBytes;
   if (!rec || !isBytes(rec._MIN_VALUES) || !isBytes(rec._MAX_VALUES)) {
     throw new PaimonError('CORRUPT_METADATA', `${what}: SimpleStats record lacks _MIN_VALUES/_MAX_VALUES`);
   }
