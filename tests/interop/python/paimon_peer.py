@@ -14,6 +14,10 @@ Commands (JSON on stdout; errors on stderr with exit code 1):
       latest schema, tags, branches and consumers.
   read-all <warehouse> <db> <outdir> <table,...>
       read of many tables in one process: <outdir>/<table>.rows.jsonl, or <table>.error.txt.
+  read-many <outdir> <specs-json-file>
+      many reads in one process, across warehouses and targets: the file holds a JSON array of
+      {"key", "warehouse", "db", "table", "target"?} (key: [A-Za-z0-9_.-]+; target as for `read`);
+      writes <outdir>/<key>.rows.jsonl or <key>.error.txt and prints {"results": {key: {ok, error?}}}.
   write <warehouse> <db> <table> <jsonl-file>
       appends the rows (canonical JSON, one object per line) in one commit.
 """
@@ -165,6 +169,30 @@ def cmd_read_all(warehouse, db, outdir, tables):
                 f.write(traceback.format_exc())
             result[name] = {"ok": False, "error": f"{type(e).__name__}: {e}"}
     print(dumps({"outdir": outdir, "tables": result}))
+
+
+def cmd_read_many(outdir, specs_file):
+    import os
+    import traceback
+    os.makedirs(outdir, exist_ok=True)
+    with open(specs_file, encoding="utf-8") as f:
+        specs = json.load(f)
+    result = {}
+    for spec in specs:
+        key = spec["key"]
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", key) or key in result:
+            raise SystemExit(f"bad or duplicate key {key!r}")
+        rows = os.path.join(outdir, key + ".rows.jsonl")
+        try:
+            with open(rows, "w", encoding="utf-8") as f:
+                cmd_read(spec["warehouse"], spec["db"], spec["table"], spec.get("target"), f)
+            result[key] = {"ok": True}
+        except Exception as e:  # noqa: BLE001 - reported per read
+            os.remove(rows)
+            with open(os.path.join(outdir, key + ".error.txt"), "w", encoding="utf-8") as f:
+                f.write(traceback.format_exc())
+            result[key] = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+    print(dumps({"outdir": outdir, "results": result}))
 
 
 # ---------------------------------------------------------------- create
@@ -345,6 +373,8 @@ def main(argv):
         cmd_read(*args)
     elif cmd == "read-all":
         cmd_read_all(*args)
+    elif cmd == "read-many":
+        cmd_read_many(*args)
     elif cmd == "create":
         cmd_create(*args)
     elif cmd == "dump-snapshots":
