@@ -70,6 +70,9 @@ export interface OpsRuntime {
   metrics: ProxyMetrics;
   audit: MultiAuditSink;
   sessionTimeouts: SessionTimeouts;
+  /** The per-table locks of metadata-changing CALLs and the heavy-job cap (for inspection and tests). */
+  locks: TableLockManager;
+  limiter: HeavyJobLimiter;
   /** What runs now, by connection: the router registers every intercepted CALL here (KILL, disconnects, list()). */
   calls: CancellationRegistry;
   /** Port of the /metrics endpoint, when started. */
@@ -211,6 +214,8 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
     audit,
     sessionTimeouts,
     calls: new CancellationRegistry(),
+    locks,
+    limiter,
     metricsPort: metricsServer?.port ?? null,
     startupNotes: notes,
     isAsync: (req) => isAsyncCall(req.args),

@@ -8,7 +8,10 @@
  *  - an argument value echoed in an error message is masked in the ERR packet and the audit;
  *  - with tracing.file set, the CALL is a span tree (resolve, plan, write, refresh) in the file,
  *    its query id that of the audit record, the statement masked;
- *  - /metrics counts the refused CALLs, and the forwarded statements and bytes.
+ *  - /metrics counts the refused CALLs, and the forwarded statements and bytes;
+ *  - a CALL waiting for its table's lock stops on KILL QUERY from another connection, on its
+ *    timeout and on its client's disconnect, saying nothing was committed;
+ *  - an async job's job_status shows the progress its procedure reported.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +24,7 @@ import { ensureDemoTable } from '../../src/paimon/demo-table.js';
 import { createFileIO } from '../../src/paimon/file-io-factory.js';
 import type { AuditRecord } from '../../src/observability/audit.js';
 import type { FinishedSpan } from '../../src/observability/tracer-provider.js';
+import { tableLockKey } from '../../procedures/concurrency/table-lock.js';
 import { mariadb, proxyConfig, tmpDir } from './wire-helpers.js';
 import { adminConnection, testSecret } from './ops-env.js';
 
@@ -182,5 +186,83 @@ describe('one audit record per intercepted CALL, masked errors, span tree, metri
     assert.ok(Number(/paimon_proxy_forwarded_bytes_total\{direction="upstream"\} (\d+)/.exec(text)?.[1]) > 0);
     assert.ok(Number(/paimon_proxy_forwarded_bytes_total\{direction="downstream"\} (\d+)/.exec(text)?.[1]) > 0);
   });
-});
 
+  test('a CALL waiting for the table lock stops on KILL QUERY, timeout and disconnect; nothing committed', async () => {
+    const ops = proxy.ops!;
+    const key = tableLockKey('paimon', 'demo', 'orders');
+    // Another CALL holds the table (taken here directly: a real procedure is over too soon to race).
+    const release = await ops.locks.acquire(key, { procedure: 'holder', queryId: 'test-holder', connectionId: null }, { mode: 'fail', waitMs: 0 });
+    const CALL = "CALL paimon.sys.expire_snapshots(table => 'demo.orders', retain_max => 1, retain_min => 1)";
+    const db = mariadb();
+    const connect = () => mysql.createConnection({ host: '127.0.0.1', port: proxy.address.port, user: db.user, password: db.password });
+    const waitFor = async (n: number, what: string) => {
+      for (let i = 0; i < 500 && ops.locks.waiting(key) !== n; i++) await new Promise((res) => setTimeout(res, 10));
+      assert.equal(ops.locks.waiting(key), n, what);
+    };
+    try {
+      // KILL QUERY from another connection of the same user.
+      const victim = await connect();
+      try {
+        const before = records().length;
+        const t0 = Date.now();
+        const pending = victim.query(CALL).then(() => null, (e: { errno: number; sqlMessage: string }) => e);
+        await waitFor(1, 'the CALL waits for the lock');
+        assert.ok(ops.calls.isRunning(victim.threadId!), 'the waiting CALL is a running CALL of its connection');
+        await admin.query(`KILL QUERY ${victim.threadId}`);
+        const e = await pending;
+        assert.ok(e, 'the CALL failed');
+        assert.equal(e.errno, 1317, e.sqlMessage);
+        assert.match(e.sqlMessage, /Nothing was committed/);
+        assert.ok(Date.now() - t0 < 10_000, 'stopped at once, not after table_lock_wait_ms');
+        await waitFor(0, 'the killed CALL left the lock queue');
+        const added = records().slice(before);
+        assert.equal(added.length, 1);
+        assert.equal(added[0]!.outcome, 'cancelled');
+        assert.equal(added[0]!.committed, false);
+        // Its own timeout.
+        const t = await victim.query(CALL.replace(')', ", timeout => '300ms')")).then(() => null, (x: { errno: number; sqlMessage: string }) => x);
+        assert.equal(t?.errno, 3024, t?.sqlMessage);
+        assert.match(t!.sqlMessage, /Nothing was committed/);
+        await waitFor(0, 'the timed-out CALL left the lock queue');
+        assert.deepEqual((await victim.query('SELECT 1 AS one'))[0], [{ one: 1 }], 'the connection goes on');
+      } finally {
+        await victim.end();
+      }
+      // The client goes away while its CALL waits.
+      const gone = await connect();
+      const before = records().length;
+      void gone.query(CALL).catch(() => undefined);
+      await waitFor(1, 'the CALL waits for the lock');
+      gone.destroy();
+      await waitFor(0, 'the disconnected client\'s CALL left the lock queue');
+      for (let i = 0; i < 200 && records().length === before; i++) await new Promise((res) => setTimeout(res, 10));
+      const added = records().slice(before);
+      assert.equal(added.length, 1);
+      assert.equal(added[0]!.outcome, 'cancelled');
+      assert.equal(ops.locks.holderOf(key)?.queryId, 'test-holder', 'no waiter ever took the lock');
+    } finally {
+      release();
+    }
+    assert.equal(ops.locks.holderOf(key), undefined);
+    const { error } = await audited(admin, CALL);
+    assert.equal(error, null, 'with the lock free the CALL runs');
+  });
+
+  test('an async job: job_status shows the progress its procedure reported', async () => {
+    const [sets] = await admin.query("CALL paimon.sys.remove_orphan_files(table => 'demo.orders', older_than => '2000-01-01 00:00:00', dry_run => true, async => true)");
+    const id = String((sets as Record<string, unknown>[][])[0]![0]!.job_id);
+    let row: Record<string, unknown> = {};
+    for (let i = 0; i < 300; i++) {
+      const [r] = await admin.query(`CALL paimon.sys.job_status('${id}')`);
+      row = (r as Record<string, unknown>[][])[0]![0]!;
+      if (row.state !== 'queued' && row.state !== 'running') break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.equal(row.state, 'succeeded', JSON.stringify(row));
+    // remove_orphan_files reports 'scan demo.orders' and then per-step progress.
+    assert.match(String(row.progress), /demo\.orders/, JSON.stringify(row));
+    const rec = records().find((r) => r.jobId === id);
+    assert.ok(rec, 'the job\'s CALL is audited with its job id');
+    assert.equal(rec.procedure, 'remove_orphan_files');
+  });
+});
