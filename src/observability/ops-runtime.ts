@@ -2,12 +2,12 @@
  * Everything of issue 6 built from a validated configuration, for proxy-app.ts to plug in:
  * metrics (and the /metrics endpoint), the audit sinks, the grant source, the FE refresher,
  * the per-table locks and heavy-job cap, the job store and manager, session timeouts, the
- * executor hooks and framework parameters, and the job procedures.
+ * tracer provider (tracing.file / tracing.console), the running-calls registry, the executor
+ * hooks and framework parameters, and the job procedures.
  *
- * Wiring (see the OPS helper's report): pass `hooks` and `frameworkParams` to the
- * ProcedureExecutor, register `jobProcedures` in the registry, route `async => true` CALLs to
- * `submitAsync`, feed accepted SET statements to `sessionTimeouts.observe`, and `close()` on
- * shutdown.
+ * Wiring (proxy-app.ts does it): pass `hooks` and `frameworkParams` to the ProcedureExecutor
+ * (with `maskMessage`), register `jobProcedures` in the registry, give the router `calls` and
+ * route `async => true` CALLs to `submitAsync`, and `close()` on shutdown.
  */
 import { join, resolve } from 'node:path';
 import { hostname } from 'node:os';
