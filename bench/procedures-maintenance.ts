@@ -8,7 +8,10 @@
  * Env: BENCH_SNAPSHOTS (snapshots expired, default 2000), BENCH_FILES (files in the table
  * directory when remove_orphan_files runs, default 200000), BENCH_ORPHANS (of which orphans,
  * default 10000), BENCH_RETAIN (snapshots kept, default 10), PAIMON_JAVA_CP_1_4 (class path of
- * the Java peer; point it at a frozen copy of lib-classes-1.4.2 while others may recompile it).
+ * the Java peer; point it at a frozen copy of lib-classes-1.4.2 while others may recompile it),
+ * BENCH_ORPHAN_ROUNDS (default 1: remove_orphan_files rounds, Java and ours alternating on fresh
+ * copies, to spread a busy machine's load over both), BENCH_REUSE (the work directory of an
+ * earlier run: its synthesized and expired table are reused, only remove_orphan_files runs).
  *
  * The history is synthesized in ONE JVM through Paimon's own commit path (PaimonTool
  * `synth-history`: an append table, 10 partitions, `filesPerSnapshot` data files per commit,
@@ -22,7 +25,7 @@
  * so its RSS is an upper bound of what it needed, not like for like.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -139,60 +142,89 @@ const ORPHANS = Number(process.env.BENCH_ORPHANS ?? 10_000);
 const COMMITS = SNAPSHOTS + RETAIN;
 const PER_SNAPSHOT = Math.max(1, Math.round((FILES - ORPHANS) / COMMITS));
 
-const root = tempDir('bench-procs-');
+const reuse = process.env.BENCH_REUSE;
+const root = reuse ?? tempDir('bench-procs-');
 const origin = join(root, 'origin');
 console.log(`load average at start: ${load()}; work dir ${root}`);
-console.log(`synthesizing ${COMMITS} commits x ${PER_SNAPSHOT} data files (Paimon 1.4.2, one JVM) ...`);
-const synth = await paimonTool(['synth-history', origin, 'interop', 't', String(COMMITS), String(PER_SNAPSHOT), 'touch']);
-console.log(`  built in ${sec(synth.wallMs)}: ${String(synth.out.snapshots)} snapshots, ${String(synth.out.dataFiles)} data files`);
-
-// --- expire_snapshots: all but the newest RETAIN ------------------------------------------
 const [jx, ox] = ['java', 'ours'].map((n) => join(root, `expire-${n}`)) as [string, string];
-for (const d of [jx, ox]) copyWarehouse(origin, d);
-const olderThan = String(Date.now());
-console.log(`expire_snapshots: Java ... (load ${load()})`);
-const javaExpire = await paimonTool(['expire', jx, 'interop', 't', String(RETAIN), '2147483647', olderThan, '2147483647']);
-console.log(`expire_snapshots: ours ... (load ${load()})`);
-const oursExpire = await ours(['expire', ox, String(RETAIN), olderThan]);
-const er = oursExpire.out.row as Record<string, unknown>;
-const sameExpire = JSON.stringify(listTree(join(ox, TABLE))) === JSON.stringify(listTree(join(jx, TABLE)));
-const jxMs = Number(javaExpire.out.millis);
-const oxMs = Number(oursExpire.out.millis);
-console.log(
-  `expire_snapshots: ${String(er.deleted_snapshots_count)} snapshots expired (Java: ${String(javaExpire.out.expired)}), ${String(er.deleted_files)} files deleted; ` +
-    `ours ${sec(oxMs)} (peak RSS ${mib(oursExpire.peakRssBytes)}), Java ${sec(jxMs)} (JVM wall ${sec(javaExpire.wallMs)}, peak RSS ${mib(javaExpire.peakRssBytes)}); ` +
-    `ratio ours/Java = ${(oxMs / jxMs).toFixed(2)}; same files left: ${sameExpire}; load ${load()}`,
-);
+if (!reuse) {
+  console.log(`synthesizing ${COMMITS} commits x ${PER_SNAPSHOT} data files (Paimon 1.4.2, one JVM) ...`);
+  const synth = await paimonTool(['synth-history', origin, 'interop', 't', String(COMMITS), String(PER_SNAPSHOT), 'touch']);
+  console.log(`  built in ${sec(synth.wallMs)}: ${String(synth.out.snapshots)} snapshots, ${String(synth.out.dataFiles)} data files`);
+
+  // --- expire_snapshots: all but the newest RETAIN ------------------------------------------
+  for (const d of [jx, ox]) copyWarehouse(origin, d);
+  const olderThan = String(Date.now());
+  console.log(`expire_snapshots: Java ... (load ${load()})`);
+  const javaExpire = await paimonTool(['expire', jx, 'interop', 't', String(RETAIN), '2147483647', olderThan, '2147483647']);
+  console.log(`expire_snapshots: ours ... (load ${load()})`);
+  const oursExpire = await ours(['expire', ox, String(RETAIN), olderThan]);
+  const er = oursExpire.out.row as Record<string, unknown>;
+  const sameExpire = JSON.stringify(listTree(join(ox, TABLE))) === JSON.stringify(listTree(join(jx, TABLE)));
+  const jxMs = Number(javaExpire.out.millis);
+  const oxMs = Number(oursExpire.out.millis);
+  console.log(
+    `expire_snapshots: ${String(er.deleted_snapshots_count)} snapshots expired (Java: ${String(javaExpire.out.expired)}), ${String(er.deleted_files)} files deleted; ` +
+      `ours ${sec(oxMs)} (peak RSS ${mib(oursExpire.peakRssBytes)}), Java ${sec(jxMs)} (JVM wall ${sec(javaExpire.wallMs)}, peak RSS ${mib(javaExpire.peakRssBytes)}); ` +
+      `ratio ours/Java = ${(oxMs / jxMs).toFixed(2)}; same files left: ${sameExpire}; load ${load()}`,
+  );
+}
 
 // --- remove_orphan_files: the expired table plus planted orphans -------------------------
-const [jo, oo] = ['java', 'ours'].map((n) => join(root, `orphan-${n}`)) as [string, string];
-copyWarehouse(jx, jo);
-const partitions = readdirSync(join(jo, TABLE)).filter((d) => d.startsWith('dt='));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ORPHAN_ROUNDS ?? 1));
+const staged = join(root, 'orphan-staged');
+rmSync(staged, { recursive: true, force: true });
+copyWarehouse(jx, staged);
+const partitions = readdirSync(join(staged, TABLE)).filter((d) => d.startsWith('dt='));
 if (partitions.length === 0) throw new Error('no partition directories in the synthesized table');
 for (let i = 0; i < ORPHANS; i++) {
-  const dir = join(jo, TABLE, partitions[i % partitions.length] ?? '', 'bucket-0');
+  const dir = join(staged, TABLE, partitions[i % partitions.length] ?? '', 'bucket-0');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `data-orphan-${i}.parquet`), 'x');
 }
-const total = age(join(jo, TABLE));
-copyWarehouse(jo, oo);
-const cutoff = String(Date.now() - 86_400_000);
-console.log(`remove_orphan_files over ${total} files (${ORPHANS} orphans): Java ... (load ${load()})`);
-const javaOrphan = await paimonTool(['orphan-clean', jo, 'interop', 't', cutoff, 'false']);
-console.log(`remove_orphan_files: ours ... (load ${load()})`);
-const oursOrphan = await ours(['orphan', oo]);
-const orow = oursOrphan.out.row as Record<string, unknown>;
-const left = listTree(join(oo, TABLE));
-const sameOrphan = JSON.stringify(left) === JSON.stringify(listTree(join(jo, TABLE)));
-const orphansLeft = left.filter((f) => f.includes('data-orphan-')).length;
-const joMs = Number(javaOrphan.out.millis);
-const ooMs = Number(oursOrphan.out.millis);
-console.log(
-  `remove_orphan_files: ${total} files, ${String(orow.deletedFileCount)} deleted (Java: ${String(javaOrphan.out.deletedFileCount)}), orphans left ${orphansLeft}; ` +
-    `ours ${sec(ooMs)} (peak RSS ${mib(oursOrphan.peakRssBytes)}), Java ${sec(joMs)} (JVM wall ${sec(javaOrphan.wallMs)}, peak RSS ${mib(javaOrphan.peakRssBytes)}); ` +
-    `ratio ours/Java = ${(ooMs / joMs).toFixed(2)}; same files left: ${sameOrphan}; load ${load()}`,
-);
-writeFileSync(
-  join(root, 'result.json'),
-  JSON.stringify({ snapshots: SNAPSHOTS, files: total, orphans: ORPHANS, expire: { oursMs: oxMs, javaMs: jxMs }, orphan: { oursMs: ooMs, javaMs: joMs } }),
-);
+const total = age(join(staged, TABLE));
+const javaMs: number[] = [];
+const oursMs: number[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  const [jo, oo] = ['java', 'ours'].map((n) => join(root, `orphan-${n}`)) as [string, string];
+  for (const d of [jo, oo]) {
+    rmSync(d, { recursive: true, force: true });
+    copyWarehouse(staged, d);
+  }
+  const cutoff = String(Date.now() - 86_400_000);
+  // Alternate who goes first, so a load spike is not always on the same side.
+  const runJava = async (): Promise<Measured> => {
+    console.log(`remove_orphan_files round ${round + 1}: Java over ${total} files (${ORPHANS} orphans) ... (load ${load()})`);
+    return paimonTool(['orphan-clean', jo, 'interop', 't', cutoff, 'false']);
+  };
+  const runOurs = async (): Promise<Measured> => {
+    console.log(`remove_orphan_files round ${round + 1}: ours ... (load ${load()})`);
+    return ours(['orphan', oo]);
+  };
+  let javaOrphan: Measured;
+  let oursOrphan: Measured;
+  if (round % 2 === 0) {
+    javaOrphan = await runJava();
+    oursOrphan = await runOurs();
+  } else {
+    oursOrphan = await runOurs();
+    javaOrphan = await runJava();
+  }
+  const orow = oursOrphan.out.row as Record<string, unknown>;
+  const left = listTree(join(oo, TABLE));
+  const sameOrphan = JSON.stringify(left) === JSON.stringify(listTree(join(jo, TABLE)));
+  const orphansLeft = left.filter((f) => f.includes('data-orphan-')).length;
+  const joMs = Number(javaOrphan.out.millis);
+  const ooMs = Number(oursOrphan.out.millis);
+  javaMs.push(joMs);
+  oursMs.push(ooMs);
+  console.log(
+    `remove_orphan_files: ${total} files, ${String(orow.deletedFileCount)} deleted (Java: ${String(javaOrphan.out.deletedFileCount)}), orphans left ${orphansLeft}; ` +
+      `ours ${sec(ooMs)} (peak RSS ${mib(oursOrphan.peakRssBytes)}), Java ${sec(joMs)} (JVM wall ${sec(javaOrphan.wallMs)}, peak RSS ${mib(javaOrphan.peakRssBytes)}); ` +
+      `ratio ours/Java = ${(ooMs / joMs).toFixed(2)}; same files left: ${sameOrphan}; load ${load()}`,
+  );
+}
+if (ROUNDS > 1) {
+  const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
+  console.log(`remove_orphan_files over ${ROUNDS} rounds: median ours ${sec(median(oursMs))}, Java ${sec(median(javaMs))}, ratio of medians ${(median(oursMs) / median(javaMs)).toFixed(2)}`);
+}
