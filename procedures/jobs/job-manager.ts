@@ -126,7 +126,14 @@ export class JobManager {
     let release: (() => void) | undefined;
     let committed = false;
     try {
-      if (heavy && this.opts.limiter) release = await this.opts.limiter.acquire({ signal });
+      if (heavy && this.opts.limiter) {
+        const limiter = this.opts.limiter;
+        // A queued job says what it waits for (job_status), until a slot is free.
+        if (limiter.active >= limiter.capacity || limiter.queued > 0) {
+          await store.update(id, { progress: { phase: 'waiting for a heavy-job slot', message: `${limiter.active} of ${limiter.capacity} running, ${limiter.queued} queued before it` } }).catch(() => undefined);
+        }
+        release = await limiter.acquire({ signal });
+      }
       if (signal.aborted) throw signal.reason;
       const started = await store.update(id, { state: 'running', startedAt: this.now() });
       if (started) this.opts.onStateChange?.(started);

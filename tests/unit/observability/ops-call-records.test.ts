@@ -337,6 +337,25 @@ describe('ops: records, masking, spans, abortable waits, job progress', () => {
     assert.match(await registry.metrics(), /paimon_proxy_jobs_queued\{reason="heavy_cap"\} 0/);
   });
 
+  test('a queued heavy job says it waits for a slot; cancelled while queued it never runs', async () => {
+    const open = gate('db.v');
+    const sync = run(req('compact', named(['table', str('db.v')], ['steps', int(1)])), 51);
+    await until(() => limiter.active === 1, 'the sync heavy call to hold the slot');
+    const replies = await submitAsyncCall(jobs, executor, req('compact', named(['table', str('db.w')], ['async', bool(true)])), caller(52), { heavy: true });
+    const id = replies[0]!.kind === 'resultset' ? String(replies[0]!.rows[0]![0]) : '';
+    await until(async () => (await jobs.get(id)).progress?.phase === 'waiting for a heavy-job slot', 'the queued job to say why');
+    const rec = await jobs.get(id);
+    assert.equal(rec.state, 'queued');
+    assert.match(rec.progress?.message ?? '', /1 of 1 running/);
+    await jobs.cancel(id);
+    await jobs.whenFinished(id);
+    assert.equal((await jobs.get(id)).state, 'cancelled');
+    assert.equal((await jobs.get(id)).committed, false);
+    open();
+    assert.ok((await sync).ok);
+    assert.equal(limiter.active, 0);
+  });
+
   test('an async job shows the procedure\'s progress while it runs; a heavy job holds one slot (cap 1)', async () => {
     const open1 = gate('db.w');
     const replies = await submitAsyncCall(jobs, executor, req('compact', named(['table', str('db.w')], ['steps', int(3)], ['async', bool(true)])), caller(31), { heavy: true });
