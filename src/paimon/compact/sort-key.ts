@@ -82,11 +82,6 @@ export function checkSortColumns(strategy: SortStrategy, fields: readonly DataFi
 
 const MASK64 = (1n << 64n) - 1n;
 const LONG_MIN = -(1n << 63n);
-const LONG_MAX = (1n << 63n) - 1n;
-
-function toSigned64(v: bigint): bigint {
-  return BigInt.asIntN(64, v);
-}
 
 function putLongBE(out: Uint8Array, off: number, v: bigint): void {
   let u = v & MASK64;
@@ -98,6 +93,8 @@ function putLongBE(out: Uint8Array, off: number, v: bigint): void {
 
 const f64 = new Float64Array(1);
 const u64 = new BigUint64Array(f64.buffer);
+// Little-endian platforms only (every platform Node runs on): [lo, hi].
+const u32x2 = new Uint32Array(f64.buffer);
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
@@ -155,12 +152,39 @@ function orderedLong(v: bigint): Uint8Array {
   return out;
 }
 
-/** `ZOrderByteUtils.doubleToOrderedBytes` (also used for floats, widened). */
-function orderedDouble(d: number): Uint8Array {
-  let l = doubleToLongBits(d);
-  l = toSigned64(l ^ ((l >> 31n) | LONG_MIN));
+/** The IEEE bits of a double as (hi, lo) uint32 halves, NaN canonicalised as `doubleToLongBits` does. */
+function doubleBits(d: number): [number, number] {
+  if (Number.isNaN(d)) return [0x7ff80000, 0];
+  f64[0] = d;
+  return [u32x2[1], u32x2[0]];
+}
+
+function put32(out: Uint8Array, off: number, v: number): void {
+  out[off] = v >>> 24;
+  out[off + 1] = (v >>> 16) & 0xff;
+  out[off + 2] = (v >>> 8) & 0xff;
+  out[off + 3] = v & 0xff;
+}
+
+/** `intToOrderedBytes` (and short/tinyint): the value sign-extended to 64 bits, sign bit flipped. */
+function orderedInt(v: number): Uint8Array {
   const out = new Uint8Array(8);
-  putLongBE(out, 0, l);
+  put32(out, 0, ((v < 0 ? 0xffffffff : 0) ^ 0x80000000) >>> 0);
+  put32(out, 4, v >>> 0);
+  return out;
+}
+
+/**
+ * `ZOrderByteUtils.doubleToOrderedBytes` (also used for floats, widened):
+ * `l ^= (l >> 31) | Long.MIN_VALUE` on the 64-bit pattern, computed on its halves.
+ */
+function orderedDouble(d: number): Uint8Array {
+  const [hi, lo] = doubleBits(d);
+  const shHi = hi >> 31; // arithmetic: the sign, spread
+  const shLo = ((hi << 1) | (lo >>> 31)) >>> 0;
+  const out = new Uint8Array(8);
+  put32(out, 0, (hi ^ (shHi | 0x80000000)) >>> 0);
+  put32(out, 4, (lo ^ shLo) >>> 0);
   return out;
 }
 
@@ -183,7 +207,7 @@ function zColumn(t: FieldType, varTypeSize: number): ColumnBytes {
     case 'DECIMAL':
       return (v) => (v === null ? nullPrim : truncateOrFill(bigIntToByteArray((v as Decimal).unscaled), PRIMITIVE_BUFFER_SIZE));
     case 'TINYINT': case 'SMALLINT': case 'INT': case 'DATE': case 'TIME':
-      return (v) => (v === null ? nullPrim : orderedLong(BigInt(v as number)));
+      return (v) => (v === null ? nullPrim : orderedInt(v as number));
     case 'BIGINT':
       return (v) => (v === null ? nullPrim : orderedLong(v as bigint));
     case 'FLOAT': case 'DOUBLE':
@@ -242,78 +266,87 @@ export function zorderEncoder(fields: readonly DataFieldSpec[], orderBy: readonl
 // hilbert
 // ------------------------------------------------------------------------------------------
 
-/** `ConvertBinaryUtil.convertBytesToLong`: first 8 bytes, or left-padded, big-endian. */
-function bytesToLong(b: Uint8Array): bigint {
-  let p: Uint8Array;
-  if (b.length === 8) p = b;
-  else if (b.length > 8) p = b.subarray(0, 8);
-  else {
-    p = new Uint8Array(8);
-    p.set(b, 8 - b.length);
-  }
-  let v = 0n;
-  for (let i = 0; i < 8; i++) v = (v << 8n) | BigInt(p[i]);
-  return BigInt.asIntN(64, v);
+/** A Java long as its (hi, lo) uint32 halves. */
+type Long64 = [number, number];
+
+const LONG_MAX_HL: Long64 = [0x7fffffff, 0xffffffff];
+const ZERO_HL: Long64 = [0, 0];
+
+function bigToHL(v: bigint): Long64 {
+  const u = BigInt.asUintN(64, v);
+  return [Number(u >> 32n), Number(u & 0xffffffffn)];
 }
 
-type ColumnLong = (v: Datum) => bigint;
+function intToHL(v: number): Long64 {
+  return [v < 0 ? 0xffffffff : 0, v >>> 0];
+}
+
+/** `ConvertBinaryUtil.convertBytesToLong`: first 8 bytes, or left-padded, big-endian. */
+function bytesToHL(b: Uint8Array): Long64 {
+  const p = new Uint8Array(8);
+  if (b.length >= 8) p.set(b.subarray(0, 8));
+  else p.set(b, 8 - b.length);
+  return [((p[0] << 24) | (p[1] << 16) | (p[2] << 8) | p[3]) >>> 0, ((p[4] << 24) | (p[5] << 16) | (p[6] << 8) | p[7]) >>> 0];
+}
+
+type ColumnLong = (v: Datum) => Long64;
 
 function hColumn(t: FieldType): ColumnLong {
   switch (t.root) {
     case 'CHAR': case 'VARCHAR': case 'BINARY': case 'VARBINARY':
-      return (v) => (v === null ? LONG_MAX : bytesToLong(bytesOf(v)));
+      return (v) => (v === null ? LONG_MAX_HL : bytesToHL(bytesOf(v)));
     case 'BOOLEAN':
-      return (v) => (v === null || v === true ? LONG_MAX : 0n);
+      return (v) => (v === null || v === true ? LONG_MAX_HL : ZERO_HL);
     case 'DECIMAL':
       return (v) => {
-        if (v === null) return LONG_MAX;
+        if (v === null) return LONG_MAX_HL;
         const d = v as Decimal;
         // BigDecimal.longValue(): the integral part (truncated toward zero), low 64 bits.
-        const q = d.scale >= 0 ? d.unscaled / 10n ** BigInt(d.scale) : d.unscaled * 10n ** BigInt(-d.scale);
-        return BigInt.asIntN(64, q);
+        return bigToHL(d.scale >= 0 ? d.unscaled / 10n ** BigInt(d.scale) : d.unscaled * 10n ** BigInt(-d.scale));
       };
     case 'TINYINT':
-      return (v) => (v === null ? LONG_MAX : BigInt((v as number) & 0xff));
+      return (v) => (v === null ? LONG_MAX_HL : [0, (v as number) & 0xff]);
     case 'SMALLINT': case 'INT': case 'DATE': case 'TIME':
-      return (v) => (v === null ? LONG_MAX : BigInt(v as number));
+      return (v) => (v === null ? LONG_MAX_HL : intToHL(v as number));
     case 'BIGINT':
-      return (v) => (v === null ? LONG_MAX : (v as bigint));
+      return (v) => (v === null ? LONG_MAX_HL : bigToHL(v as bigint));
     case 'FLOAT': case 'DOUBLE':
-      return (v) => (v === null ? LONG_MAX : doubleToLongBits(v as number));
+      return (v) => (v === null ? LONG_MAX_HL : doubleBits(v as number));
     case 'TIMESTAMP': case 'TIMESTAMP_LTZ':
-      return (v) => (v === null ? LONG_MAX : (v as Timestamp).millisecond);
+      return (v) => (v === null ? LONG_MAX_HL : bigToHL((v as Timestamp).millisecond));
     default:
       throw new PaimonError('INVALID_ARGUMENT', `hilbert does not support type ${typeToString(t)}`);
   }
 }
 
+// Masks of p = q - 1 for q = 1 << b, as (hi, lo) halves.
+const MASK_HI = Array.from({ length: 64 }, (_, b) => (b > 32 ? ((1 << (b - 32)) - 1) >>> 0 : 0));
+const MASK_LO = Array.from({ length: 64 }, (_, b) => (b >= 32 ? 0xffffffff : b === 0 ? 0 : 0xffffffff >>> (32 - b)));
+
 /**
  * `HilbertCurve.bits(63).dimensions(n).index(point)` as the 63-bit transposed index, on
- * (hi, lo) halves of each coordinate's low 63 bits: hi = bits 62..32, lo = bits 31..0.
+ * (hi, lo) halves of each coordinate's low 63 bits: hi = bits 62..32, lo = bits 31..0 (bit 63
+ * never reaches the index).
  */
-function transposedIndex(point: readonly bigint[]): { hi: Uint32Array; lo: Uint32Array } {
+function transposedIndex(point: readonly Long64[]): { hi: Uint32Array; lo: Uint32Array } {
   const n = point.length;
   const hi = new Uint32Array(n);
   const lo = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
-    const u = BigInt.asUintN(63, point[i]);
-    hi[i] = Number(u >> 32n);
-    lo[i] = Number(u & 0xffffffffn);
+    hi[i] = point[i][0] & 0x7fffffff;
+    lo[i] = point[i][1];
   }
-  const bitSet = (i: number, b: number): boolean => (b >= 32 ? ((hi[i] >>> (b - 32)) & 1) === 1 : ((lo[i] >>> b) & 1) === 1);
-  // Masks of p = q - 1 for q = 1 << b.
-  const maskHi = (b: number): number => (b > 32 ? ((1 << (b - 32)) - 1) >>> 0 : 0);
-  const maskLo = (b: number): number => (b >= 32 ? 0xffffffff : b === 0 ? 0 : (0xffffffff >>> (32 - b)));
   // Inverse undo
   for (let b = HILBERT_BITS - 1; b >= 1; b--) {
-    const ph = maskHi(b), pl = maskLo(b);
+    const ph = MASK_HI[b], pl = MASK_LO[b];
     for (let i = 0; i < n; i++) {
-      if (bitSet(i, b)) {
+      const set = b >= 32 ? (hi[i] >>> (b - 32)) & 1 : (lo[i] >>> b) & 1;
+      if (set) {
         hi[0] ^= ph;
         lo[0] ^= pl;
       } else {
         const th = (hi[0] ^ hi[i]) & ph;
-        const tl = ((lo[0] ^ lo[i]) & pl) >>> 0;
+        const tl = (lo[0] ^ lo[i]) & pl;
         hi[0] ^= th;
         lo[0] ^= tl;
         hi[i] ^= th;
@@ -328,9 +361,10 @@ function transposedIndex(point: readonly bigint[]): { hi: Uint32Array; lo: Uint3
   }
   let th = 0, tl = 0;
   for (let b = HILBERT_BITS - 1; b >= 1; b--) {
-    if (bitSet(n - 1, b)) {
-      th ^= maskHi(b);
-      tl ^= maskLo(b);
+    const set = b >= 32 ? (hi[n - 1] >>> (b - 32)) & 1 : (lo[n - 1] >>> b) & 1;
+    if (set) {
+      th ^= MASK_HI[b];
+      tl ^= MASK_LO[b];
     }
   }
   for (let i = 0; i < n; i++) {
@@ -342,6 +376,10 @@ function transposedIndex(point: readonly bigint[]): { hi: Uint32Array; lo: Uint3
 
 /** The Hilbert index bytes as `HilbertIndexer.hilbertCurvePosBytes` returns them (63 bytes). */
 export function hilbertIndexBytes(point: readonly bigint[]): Uint8Array {
+  return hilbertIndexBytesHL(point.map(bigToHL));
+}
+
+function hilbertIndexBytesHL(point: readonly Long64[]): Uint8Array {
   const n = point.length;
   const { hi, lo } = transposedIndex(point);
   const totalBits = HILBERT_BITS * n;
@@ -379,7 +417,7 @@ export function hilbertEncoder(fields: readonly DataFieldSpec[], orderBy: readon
   const fns = idx.map((i) => hColumn(fields[i].type));
   return {
     strategy: 'hilbert',
-    key: (row) => hilbertIndexBytes(idx.map((i, k) => fns[k](row[i]))),
+    key: (row) => hilbertIndexBytesHL(idx.map((i, k) => fns[k](row[i]))),
   };
 }
 
