@@ -6,6 +6,7 @@
  * <message>` (or a JSON error object) on stderr and exits non-zero. Ctrl-C stops the
  * procedure cleanly (QUERY_INTERRUPTED, saying whether anything was committed).
  */
+import { maskText } from './security/masking.js';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ProcedureExecutor, type CallOutcome } from '../procedures/executor.js';
@@ -48,7 +49,8 @@ export async function runCallCommand(argv: string[], config: ProxyConfig, io?: C
   }
   const json = values.json === true;
   const sql = positionals[0]!;
-  const fail = (e: { errno: number; sqlState: string; message: string; code?: string }): number => {
+  const fail = (error: { errno: number; sqlState: string; message: string; code?: string }): number => {
+    const e = { ...error, message: maskText(error.message) };
     if (json) err(JSON.stringify({ error: { code: e.code ?? null, errno: e.errno, sqlState: e.sqlState, message: e.message } }) + '\n');
     else err(`ERROR ${e.errno} (${e.sqlState})${e.code ? ` [${e.code}]` : ''}: ${e.message}\n`);
     return 1;
@@ -83,7 +85,7 @@ export async function runCallCommand(argv: string[], config: ProxyConfig, io?: C
     });
   }
 
-  const executor = new ProcedureExecutor({ registry: io?.registry ?? createDefaultRegistry(), catalogs, limits: config.procedures });
+  const executor = new ProcedureExecutor({ registry: io?.registry ?? createDefaultRegistry(), catalogs, limits: config.procedures, maskMessage: maskText });
   const caller: CallerInfo = { user: safeUser(), connectionId: 0, clientAddress: 'local:cli', currentDatabase: null };
   const controller = new AbortController();
   const onSigint = (): void => controller.abort(new Error('interrupted by Ctrl-C'));

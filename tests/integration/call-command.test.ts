@@ -30,6 +30,15 @@ describe('call command', () => {
   after(async () => rm(wh, { recursive: true, force: true }));
   const config = () => configSchema.parse({ catalogs: [{ name: 'paimon', warehouse: wh }] });
 
+  test('an error that echoes a secret-looking argument is masked on stderr', async () => {
+    const c = capture();
+    const code = await runCallCommand(["CALL paimon.sys.test_echo(`table` => 'sales.orders', n => 'access-key=hunter2')"], config(), c.io);
+    assert.equal(code, 1);
+    const text = c.err.join('');
+    assert.match(text, /ERROR 1210/);
+    assert.doesNotMatch(text, /hunter2/);
+  });
+
   test('prints a table like the mysql CLI, with warnings', async () => {
     const c = capture();
     const code = await runCallCommand(["CALL paimon.sys.test_echo('sales.orders', 42)"], config(), c.io);
