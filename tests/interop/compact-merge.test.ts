@@ -17,7 +17,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, toComparable, type Json, type JsonObj, type TableSpec } from './peers.js';
+import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, toComparable, parseJson, parseJsonLines, type Json, type JsonObj, type PaimonJava, type TableSpec } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
@@ -49,6 +49,14 @@ function rng(seed: number): () => number {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return s / 2 ** 32;
   };
+}
+
+/** Runs PaimonTool commands in one JVM; every step must succeed; their stdout in order. */
+async function javaSteps(peer: PaimonJava, steps: string[][]): Promise<string[]> {
+  const res = await peer.batch(steps);
+  res.forEach((x, i) => assert.ok(x.ok, `Java ${steps[i][0]} failed: ${String(x.error)}`));
+  assert.equal(res.length, steps.length);
+  return res.map((x) => x.stdout);
 }
 
 interface LiveFile {
@@ -328,29 +336,26 @@ for (const cs of CASES.filter((c) => !only || only.includes(c.name))) {
         writeFileSync(f, rows.map((x) => canonicalJson(x)).join('\n') + '\n');
         steps.push(['write', wh, 'db', 't', f]);
       }
-      const results = await peer.batch(steps);
-      for (const [i, res] of results.entries()) assert.ok(res.ok, `Java write ${i}: ${String(res.error)}`);
-      assert.equal(results.length, cs.commits);
-
-      const before14 = canon(await peer.read(wh, 'db', 't'), maps);
+      // JVM starts are the slow part on a loaded machine: one batch per phase.
+      await javaSteps(peer, steps);
+      const copy = copyWarehouse(wh, `merge-${cs.name}-java`);
+      const [read14, dump0, , readCopy] = await javaSteps(peer, [['read', wh, 'db', 't'], ['dump', wh, 'db', 't'], ['compact', copy, 'db', 't', 'full'], ['read', copy, 'db', 't']]);
+      const before14 = canon(parseJsonLines(read14) as JsonObj[], maps);
       const before20 = canon(await java('2.0').read(wh, 'db', 't'), maps);
       assert.deepEqual(before20, before14, 'Java 1.4 and 2.0 read the uncompacted table alike');
       assert.ok(before14.length > 3, `rows: ${before14.length}`);
-      const filesBefore = liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj);
+      const filesBefore = liveFiles(parseJson(dump0) as JsonObj);
       assert.ok(filesBefore.length >= cs.commits, `write-only keeps the files apart: ${filesBefore.length}`);
       assert.ok(filesBefore.every((f) => f.level === 0));
-
-      const copy = copyWarehouse(wh, `merge-${cs.name}-java`);
-      await peer.compact(copy, 'db', 't', 'full');
-      const javaCompacted = canon(await peer.read(copy, 'db', 't'), maps);
-      assert.deepEqual(javaCompacted, before14, "Java's own full compaction keeps the merged view");
+      assert.deepEqual(canon(parseJsonLines(readCopy) as JsonObj[], maps), before14, "Java's own full compaction keeps the merged view");
 
       const ex = executorFor(wh, [compact]);
       const out = firstRow(await callNamed(ex, 'compact', { table: 'db.t' }));
       assert.equal(out.result, true);
       assert.notEqual(out.snapshot_id, null, `nothing committed: ${String(out.message)}`);
 
-      assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't'), maps), before14, 'Paimon Java 1.4 after our compact');
+      const [after14, dumpOurs, dumpTheirs, check] = await javaSteps(peer, [['read', wh, 'db', 't'], ['dump', wh, 'db', 't'], ['dump', copy, 'db', 't'], ['check', wh, 'db', 't']]);
+      assert.deepEqual(canon(parseJsonLines(after14) as JsonObj[], maps), before14, 'Paimon Java 1.4 after our compact');
       assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't'), maps), before14, 'Paimon Java 2.0 after our compact');
       let py: string[] | null = null;
       try {
@@ -360,12 +365,11 @@ for (const cs of CASES.filter((c) => !only || only.includes(c.name))) {
       }
       if (py !== null) assert.deepEqual(py, before14, 'pypaimon after our compact');
 
-      const ours = liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj);
-      const theirs = liveFiles((await peer.dump(copy, 'db', 't')) as unknown as JsonObj);
+      const ours = liveFiles(parseJson(dumpOurs) as JsonObj);
+      const theirs = liveFiles(parseJson(dumpTheirs) as JsonObj);
       assert.deepEqual(levelHistogram(ours), levelHistogram(theirs), 'files per partition/bucket/level as Java compacts them');
       assert.equal(ours.reduce((n, f) => n + f.rowCount, 0), before14.length, 'one row per key, no retract rows left');
-      const chk = await peer.check(wh, 'db', 't');
-      assert.equal(chk.ok, true);
+      assert.equal((parseJson(check) as JsonObj).ok, true, 'Java reads every snapshot');
     });
   });
 }
