@@ -5,7 +5,8 @@
  * compare the resulting table trees.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +21,7 @@ import type { ProcedureDefinition } from '../../procedures/registry.js';
 import { configSchema } from '../../src/config-schema.js';
 import { MaintenanceTable } from '../../procedures/planning/table-context.js';
 import { mergeEntries as mergeMaintenanceEntries, type MaintenanceFileEntry } from '../../src/paimon/maintenance/types.js';
+import { canonicalSort, parseJson as parsePeerJson, parseJsonLines, pypaimon, toComparable, type Json, type Row } from './peers.js';
 
 const run = promisify(execFile);
 /** PROCS_JAVA_DIR lets a run use a frozen copy of the built tool (tests/interop/java by default). */
@@ -192,4 +194,292 @@ export async function liveDataFiles(wh: string, db: string, tbl: string): Promis
     for (const m of await t.readManifestList(list)) mergeMaintenanceEntries(await t.readManifest(m.fileName), merged);
   }
   return [...merged.values()].filter((e) => e.kind === 'ADD').map((e) => e.fileName).sort();
+}
+
+// ------------------------------------------------------------------ every table kind, and pypaimon
+
+/**
+ * How pypaimon 2.0.0 reads a table kind: `java` = the same rows as Paimon Java; `self` = the same
+ * rows on both copies but not Java's (with the reason); `none` = it cannot read the table at all
+ * (with the reason; the test checks that it still fails, so a fixed pypaimon is noticed).
+ */
+export type PyReads = { kind: 'java' } | { kind: 'self' | 'none'; reason: string };
+
+export interface KindTable {
+  name: string;
+  about: string;
+  schema: object;
+  pypaimon: PyReads;
+}
+
+const KIND_FIELDS = [
+  { name: 'id', type: 'INT NOT NULL' },
+  { name: 'dt', type: 'DATE NOT NULL' },
+  { name: 'v', type: 'STRING' },
+  { name: 'n', type: 'BIGINT' },
+];
+const NEW_NAMES = { 'partition.legacy-name': 'false' };
+
+/**
+ * The table kinds every maintenance procedure is checked on (besides `interop.t` of buildHistory):
+ * each gets the same history in `kindsWarehouse` (KIND_HISTORY).
+ */
+export const KIND_TABLES: readonly KindTable[] = [
+  { name: 'k_append', about: 'append, bucket -1', schema: { fields: KIND_FIELDS, options: { bucket: '-1', 'write-only': 'true' } }, pypaimon: { kind: 'java' } },
+  {
+    name: 'k_pk',
+    about: 'primary key, deduplicate, DATE partition (partition.legacy-name=false), bucket 2',
+    schema: { fields: KIND_FIELDS, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: { bucket: '2', 'write-only': 'true', ...NEW_NAMES } },
+    pypaimon: { kind: 'java' },
+  },
+  {
+    name: 'k_pk_legacy',
+    about: "primary key, DATE partition with Paimon's default legacy partition names (as interop.t)",
+    schema: { fields: KIND_FIELDS, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: { bucket: '2', 'write-only': 'true' } },
+    pypaimon: {
+      kind: 'none',
+      reason: 'pypaimon 2.0.0 looks for dt=2022-01-08 where Java (partition.legacy-name=true, the default) wrote dt=19000 (FileNotFoundError)',
+    },
+  },
+  {
+    name: 'k_dv',
+    about: 'primary key, deletion vectors (level 0 invisible until compacted)',
+    schema: { fields: KIND_FIELDS, primaryKeys: ['id'], options: { bucket: '2', 'write-only': 'true', 'deletion-vectors.enabled': 'true' } },
+    pypaimon: { kind: 'java' },
+  },
+  {
+    name: 'k_partial',
+    about: 'primary key, merge-engine partial-update',
+    schema: { fields: KIND_FIELDS, primaryKeys: ['id'], options: { bucket: '1', 'write-only': 'true', 'merge-engine': 'partial-update' } },
+    pypaimon: { kind: 'java' },
+  },
+  {
+    name: 'k_agg',
+    about: 'primary key, merge-engine aggregation (sum)',
+    schema: {
+      fields: KIND_FIELDS,
+      primaryKeys: ['id'],
+      options: { bucket: '1', 'write-only': 'true', 'merge-engine': 'aggregation', 'fields.n.aggregate-function': 'sum' },
+    },
+    pypaimon: { kind: 'java' },
+  },
+  {
+    name: 'k_first_row',
+    about: 'primary key, merge-engine first-row',
+    schema: { fields: KIND_FIELDS, primaryKeys: ['id'], options: { bucket: '1', 'write-only': 'true', 'merge-engine': 'first-row' } },
+    pypaimon: {
+      kind: 'self',
+      reason: 'pypaimon 2.0.0 also returns rows of level-0 files of a first-row table, which Paimon Java hides until they are compacted',
+    },
+  },
+  {
+    name: 'k_changelog',
+    about: 'primary key, changelog-producer input (changelog manifests and files)',
+    schema: { fields: KIND_FIELDS, primaryKeys: ['id'], options: { bucket: '2', 'write-only': 'true', 'changelog-producer': 'input' } },
+    pypaimon: { kind: 'java' },
+  },
+];
+
+/**
+ * The history of every kind table: snapshots 1-4 insert ids 0-3, tag2 on snapshot 2, 5-8 write
+ * ids 0-3 again (updates), a full compaction (one snapshot where there is something to compact),
+ * then two more inserts (ids 10, 11) left uncompacted.
+ */
+function kindHistory(wh: string, t: string, schemaFile: string): string[][] {
+  return [
+    ['create-table', wh, 'interop', t, schemaFile],
+    ['write-loop', wh, 'interop', t, '4', '0', '0'],
+    ['create-tag', wh, 'interop', t, 'tag2', '2'],
+    ['write-loop', wh, 'interop', t, '4', '0', '0'],
+    ['compact', wh, 'interop', t],
+    ['write-loop', wh, 'interop', t, '2', '0', '10'],
+  ];
+}
+
+/** Many PaimonTool commands in one JVM: each step's stdout, up to the first failing step. */
+async function javaBatchResults(v: PaimonVersion, steps: string[][]): Promise<{ ok: boolean; stdout: string; error?: string }[]> {
+  const f = join(tempDir('batch-'), 'steps.json');
+  writeFileSync(f, JSON.stringify(steps));
+  return ((await paimon(v, 'batch', f)) as { results: { ok: boolean; stdout: string; error?: string }[] }).results;
+}
+
+/** Many PaimonTool commands in one JVM; rejects on the first failing step. */
+export async function javaBatch(v: PaimonVersion, steps: string[][]): Promise<string[]> {
+  const results = await javaBatchResults(v, steps);
+  const failed = results.find((r) => !r.ok);
+  if (failed || results.length !== steps.length) {
+    const i = failed ? results.indexOf(failed) : results.length;
+    throw new Error(`PaimonTool batch step ${i} (${(steps[i] ?? []).join(' ')}) failed: ${failed?.error ?? 'not run'}`);
+  }
+  return results.map((r) => r.stdout);
+}
+
+const kindsBuilt = new Map<PaimonVersion, Promise<string>>();
+
+/**
+ * A warehouse with every KIND_TABLES table and its history, written by Paimon Java `v`, built once
+ * per $TEST_TMP and shared by the test files: treat it as read-only (copyWarehouse first).
+ */
+export function kindsWarehouse(v: PaimonVersion): Promise<string> {
+  let p = kindsBuilt.get(v);
+  if (!p) {
+    p = buildKinds(v);
+    kindsBuilt.set(v, p);
+  }
+  return p;
+}
+
+async function buildKinds(v: PaimonVersion): Promise<string> {
+  const base = process.env.TEST_TMP ?? tmpdir();
+  mkdirSync(base, { recursive: true });
+  const final = join(base, `procs-kinds-${v}`);
+  if (existsSync(join(final, '.complete'))) return join(final, 'wh');
+  const staging = tempDir(`procs-kinds-${v}-staging-`);
+  const wh = join(staging, 'wh');
+  const steps: string[][] = [];
+  for (const k of KIND_TABLES) {
+    const f = join(staging, `${k.name}.schema.json`);
+    writeFileSync(f, JSON.stringify(k.schema));
+    steps.push(...kindHistory(wh, k.name, f));
+  }
+  await javaBatch(v, steps);
+  writeFileSync(join(staging, '.complete'), new Date().toISOString());
+  try {
+    renameSync(staging, final);
+  } catch {
+    if (!existsSync(join(final, '.complete'))) {
+      rmSync(final, { recursive: true, force: true });
+      renameSync(staging, final);
+    } else {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  return join(final, 'wh');
+}
+
+export interface PyReadSpec {
+  key: string;
+  warehouse: string;
+  db: string;
+  table: string;
+  target?: string;
+}
+
+/** Many pypaimon reads in ONE python process (paimon_peer.py read-many): key -> rows or error. */
+export async function pyReadMany(specs: PyReadSpec[]): Promise<Map<string, { rows: Row[] } | { error: string }>> {
+  const dir = tempDir('py-read-many-');
+  const f = join(dir, 'specs.json');
+  writeFileSync(f, JSON.stringify(specs));
+  const r = await pypaimon.run(['read-many', join(dir, 'out'), f], { timeoutMs: 600_000 });
+  const parsed = parsePeerJson(r.stdout.trim().split('\n').pop() ?? 'null') as { results: Record<string, { ok: boolean; error?: string }> };
+  const out = new Map<string, { rows: Row[] } | { error: string }>();
+  for (const [key, st] of Object.entries(parsed.results)) {
+    if (!st.ok) out.set(key, { error: st.error ?? 'failed' });
+    else out.set(key, { rows: canonicalSort(parseJsonLines(readFileSync(join(dir, 'out', `${key}.rows.jsonl`), 'utf8')) as Row[]) });
+  }
+  return out;
+}
+
+function javaRows(stdout: string): Json {
+  return toComparable(canonicalSort(parseJsonLines(stdout) as Row[]));
+}
+
+export interface KindsCase {
+  /** A short label for temp directories. */
+  name: string;
+  /** Changes the origin copy before it is duplicated (e.g. plant orphans); runs on the Java copy. */
+  prepare?: (wh: string, tables: readonly KindTable[]) => Promise<void>;
+  /** Paimon Java's own implementation on the Java copy, one PaimonTool command per table; none = Java has no such operation. */
+  javaStep?: (wh: string, table: string) => string[];
+  /** Our procedure on our copy, through the executor. */
+  ours: (wh: string, table: string) => Promise<void>;
+  /** Without javaStep: what Java reads from the untouched copy that our result must equal (e.g. a snapshot id). */
+  expectedTarget?: string;
+  /** Compare the files left on disk table by table (default true). */
+  sameFiles?: boolean;
+  /** Extra read targets on both copies after the operation (e.g. 'tag:tag2'). */
+  alsoRead?: string[];
+  /**
+   * Tables where PaimonTool `check` fails on Java's own result, with the reason: the first of them
+   * must fail on Java's copy as on ours (the batch stops there); every other table's check must
+   * pass on our copy.
+   */
+  noCheck?: (table: string) => string | undefined;
+}
+
+/**
+ * One maintenance operation on every KIND_TABLES table: copies of the kinds warehouse, Java's
+ * implementation on one (all tables in ONE JVM, with its reads and `check`s of both copies), ours
+ * on the other, then ONE pypaimon process reads both copies. Asserts: the same files left (unless
+ * sameFiles is false), Java's `check` passes on our copy, Java reads the same rows from both copies,
+ * and pypaimon reads those rows from both copies (per table: the same as Java, only the same on
+ * both copies, or still unable to read it, as KIND_TABLES states).
+ */
+export async function differentialKinds(v: PaimonVersion, c: KindsCase): Promise<{ a: string; b: string }> {
+  const origin = await kindsWarehouse(v);
+  const dir = tempDir(`kinds-${v}-${c.name}-`);
+  const a = join(dir, 'java');
+  const b = join(dir, 'ours');
+  copyWarehouse(origin, a);
+  if (c.prepare) await c.prepare(a, KIND_TABLES);
+  copyWarehouse(a, b);
+  for (const k of KIND_TABLES) await c.ours(b, k.name);
+  const targets: (string | undefined)[] = [undefined, ...(c.alsoRead ?? [])];
+  const steps: string[][] = [];
+  const at = (target: string | undefined): string[] => (target === undefined ? [] : [target]);
+  for (const k of KIND_TABLES) if (c.javaStep) steps.push(c.javaStep(a, k.name));
+  const readIndex = new Map<string, number>();
+  for (const k of KIND_TABLES) {
+    for (const target of targets) {
+      const javaSideTarget = target === undefined && !c.javaStep ? c.expectedTarget : target;
+      readIndex.set(`a|${k.name}|${target ?? ''}`, steps.push(['read', a, 'interop', k.name, ...at(javaSideTarget)]) - 1);
+      readIndex.set(`b|${k.name}|${target ?? ''}`, steps.push(['read', b, 'interop', k.name, ...at(target)]) - 1);
+    }
+    if (!c.noCheck?.(k.name)) steps.push(['check', b, 'interop', k.name]);
+  }
+  const failing = KIND_TABLES.find((k) => c.noCheck?.(k.name));
+  const expectFailAt = failing ? steps.length : -1;
+  if (failing) steps.push(['check', a, 'interop', failing.name], ['check', b, 'interop', failing.name]);
+  const results = await javaBatchResults(v, steps);
+  const firstFailure = results.findIndex((r) => !r.ok);
+  if (failing) {
+    assert.equal(firstFailure, expectFailAt, `the batch fails exactly at Java's own result of ${failing.name}: ${results[firstFailure]?.error ?? 'no failure'}`);
+  } else {
+    assert.equal(firstFailure, -1, `PaimonTool batch step ${firstFailure} (${(steps[firstFailure] ?? []).join(' ')}) failed: ${results[firstFailure]?.error ?? ''}`);
+  }
+  const outs = results.map((r) => r.stdout);
+  const specs: PyReadSpec[] = [];
+  const keyOf = (side: string, table: string, target: string | undefined): string => `${side}-${table}-${(target ?? 'latest').replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+  for (const k of KIND_TABLES) {
+    for (const target of targets) {
+      const javaSideTarget = target === undefined && !c.javaStep ? c.expectedTarget : target;
+      specs.push({ key: keyOf('a', k.name, target), warehouse: a, db: 'interop', table: k.name, ...(javaSideTarget ? { target: javaSideTarget } : {}) });
+      specs.push({ key: keyOf('b', k.name, target), warehouse: b, db: 'interop', table: k.name, ...(target ? { target } : {}) });
+    }
+  }
+  const py = await pyReadMany(specs);
+  for (const k of KIND_TABLES) {
+    const where = `${k.name} (${k.about}), Paimon ${v}, ${c.name}`;
+    if (c.sameFiles !== false) {
+      assert.deepEqual(listTree(join(b, `interop.db/${k.name}`)), listTree(join(a, `interop.db/${k.name}`)), `same files on disk as Paimon Java: ${where}`);
+    }
+    for (const target of targets) {
+      const label = `${where}, read ${target ?? 'latest'}`;
+      const ja = javaRows(outs[readIndex.get(`a|${k.name}|${target ?? ''}`) ?? -1] ?? '');
+      const jb = javaRows(outs[readIndex.get(`b|${k.name}|${target ?? ''}`) ?? -1] ?? '');
+      assert.deepEqual(jb, ja, `Paimon Java reads the same rows from both copies: ${label}`);
+      const pa = py.get(keyOf('a', k.name, target));
+      const pb = py.get(keyOf('b', k.name, target));
+      if (k.pypaimon.kind === 'none') {
+        // Skipped, with the reason in KIND_TABLES; still failing, so a fixed pypaimon is noticed.
+        assert.ok(pa && 'error' in pa && pb && 'error' in pb, `pypaimon now reads ${label}: update KIND_TABLES (${k.pypaimon.reason})`);
+        continue;
+      }
+      assert.ok(pa && 'rows' in pa, `pypaimon failed on the Java copy: ${label}: ${pa && 'error' in pa ? pa.error : 'missing'}`);
+      assert.ok(pb && 'rows' in pb, `pypaimon failed on our copy: ${label}: ${pb && 'error' in pb ? pb.error : 'missing'}`);
+      assert.deepEqual(toComparable(pb.rows), toComparable(pa.rows), `pypaimon reads the same rows from both copies: ${label}`);
+      if (k.pypaimon.kind === 'java') assert.deepEqual(toComparable(pb.rows), ja, `pypaimon reads what Paimon Java reads: ${label}`);
+    }
+  }
+  return { a, b };
 }
