@@ -289,7 +289,7 @@ function result(
 export const expireSnapshots = defineProcedure({
   name: 'expire_snapshots',
   description:
-    "Expire old snapshots of a table (Paimon's ExpireSnapshotsImpl): keeps the newest retain_min, drops anything older than the newest retain_max, keeps snapshots within the time window, at most max_deletes per call; tagged snapshots and consumer positions are protected.",
+    "Expire old snapshots of a table (Paimon's ExpireSnapshotsImpl): keeps the newest retain_min, drops anything older than the newest retain_max, keeps snapshots within the time window, at most max_deletes per call; tagged snapshots and consumer positions are protected. With a decoupled changelog lifecycle (changelog.num-retained.* or changelog.time-retained keeping more than the snapshots), each expired snapshot stays as a long-lived changelog/changelog-<id> with its changelog files, as Paimon's writer-side expiry keeps it.",
   params: [
     { name: 'table', type: 'string', required: true, description: "Table identifier 'db.tbl' or 'db.tbl$branch_<name>'." },
     { name: 'retain_max', type: 'int', description: 'Maximum number of snapshots to keep (default: table option snapshot.num-retained.max).' },
