@@ -13,7 +13,9 @@
  *  - Java's `check` passes; a Java writer keeps writing (with deletes) and compacting both tables
  *    and they read alike; our second full compaction (a single max-level run whose files have new
  *    vectors: each such file is rewritten on its own) again matches Java's;
- *  - a minor compaction is refused, naming compact_strategy => 'full'.
+ *  - a minor compaction is refused, naming compact_strategy => 'full';
+ *  - a Java writer that adds vectors to the bucket while we compact makes our commit a
+ *    COMMIT_CONFLICT (its deletes would be lost otherwise); the table stays Java's.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,6 +30,9 @@ import { FileStorePathFactory } from '../../src/paimon/file-store-path-factory.j
 import { IndexManifestFile, DELETION_VECTORS_INDEX } from '../../src/paimon/index-manifest.js';
 import { readDeletionVectorsIndexFile } from '../../src/paimon/deletion-vectors-index-file.js';
 import { SnapshotManager } from '../../src/paimon/snapshot-manager.js';
+import { compactTable } from '../../src/paimon/compact/compact-table.js';
+import { isPaimonError } from '../../src/paimon/errors.js';
+import { listTree } from './procedures-support.js';
 
 after(async () => {
   await closeDataEngine();
@@ -45,7 +50,7 @@ interface JavaDv {
   positions: number[];
 }
 
-async function javaDvs(v: PaimonJavaVersion, wh: string): Promise<{ snapshotId: number; dvs: JavaDv[] }> {
+async function javaDvs(v: PaimonJavaVersion, wh: string): Promise<{ snapshotId: number; dvs: JavaDv[]; stale: string[] }> {
   const r = await java(v).runMain('DvTool', ['read-dvs', wh, 'db', 't'], { timeoutMs: 300_000 });
   if (r.code !== 0) throw new Error(`DvTool read-dvs failed: ${r.stderr}`);
   const j = parseJson(r.stdout.trim()) as JsonObj;
@@ -59,6 +64,7 @@ async function javaDvs(v: PaimonJavaVersion, wh: string): Promise<{ snapshotId: 
       bitmap64: d.bitmap64 === true,
       positions: (d.positions as Json[]).map(Number),
     })),
+    stale: (j.stale as JsonObj[]).map((d) => String(d.dataFile)),
   };
 }
 
@@ -151,6 +157,35 @@ async function writeCommits(v: PaimonJavaVersion, whs: string[], from: number, t
   assert.equal(bad, undefined, `Java write failed: ${bad?.error ?? ''}`);
 }
 
+/** The deletion-vector index entries of the latest snapshot: "partition|bucket" -> index file name. */
+async function dvIndexEntries(wh: string): Promise<Map<string, string>> {
+  const io = new LocalFileIO();
+  const tablePath = join(wh, 'db.db', 't');
+  const latest = await new SnapshotManager(io, tablePath).latestSnapshot();
+  const out = new Map<string, string>();
+  if (!latest?.indexManifest) return out;
+  for (const e of await new IndexManifestFile(io, new FileStorePathFactory(tablePath)).read(latest.indexManifest)) {
+    if (e.indexFile.indexType !== DELETION_VECTORS_INDEX) continue;
+    const k = `${e.partition.key()}|${e.bucket}`;
+    assert.ok(!out.has(k), `one index entry per bucket (${k})`);
+    out.set(k, e.indexFile.fileName);
+  }
+  return out;
+}
+
+/** Buckets whose index entry is a new file compared with `before`. */
+function replacedBuckets(before: Map<string, string>, after: Map<string, string>): string[] {
+  return [...after].filter(([k, f]) => before.get(k) !== f).map(([k]) => k).sort();
+}
+
+async function writeRows(v: PaimonJavaVersion, whs: string[], rows: Row[]): Promise<void> {
+  const f = join(tempWarehouse('dv-rows'), 'rows.jsonl');
+  writeFileSync(f, rows.map((r) => canonicalJson(r)).join('\n') + '\n');
+  const res = await java(v).batch(whs.map((wh) => ['write', wh, 'db', 't', f]));
+  const bad = res.find((r) => !r.ok);
+  assert.equal(bad, undefined, `Java write failed: ${bad?.error ?? ''}`);
+}
+
 /** Our reading of the table's vectors: data file -> positions, via the library. */
 async function ourDvs(wh: string): Promise<Map<string, number[]>> {
   const io = new LocalFileIO();
@@ -208,6 +243,7 @@ for (const cs of CASES) {
     });
 
     test("our full compaction: Java 1.4, 2.0 and pypaimon read the rows of Java's own full compaction; same layout and vectors", async () => {
+      const indexBefore = await dvIndexEntries(wh);
       const ex = executorFor(wh, [compact]);
       const row = firstRow(await callNamed(ex, 'compact', { table: 'db.t', compact_strategy: 'full' }));
       assert.equal(row.result, true);
@@ -230,17 +266,22 @@ for (const cs of CASES) {
       // The old vector index files of the compacted buckets are gone from the index manifest;
       // vectors left belong to live files (files Java also kept).
       const after = await javaDvs(cs.creator, wh);
+      assert.deepEqual(after.stale, [], 'no vector of a dead file');
       const oldIndexFiles = new Set(beforeDvs.map((d) => d.indexFile));
       for (const d of after.dvs) assert.ok(!oldIndexFiles.has(d.indexFile), `old index file ${d.indexFile} still listed`);
       const liveNames = new Set(ours.map((f) => f.fileName));
       for (const d of after.dvs) assert.ok(liveNames.has(d.dataFile), `vector of a live file (${d.dataFile})`);
       const javaAfter = await javaDvs(cs.creator, copy);
       assert.equal(after.dvs.length, javaAfter.dvs.length, 'as many vectors left as after Java compaction');
+      // The same buckets got a new index file (replacing their entry) as in Java's compaction.
+      const ourReplaced = replacedBuckets(indexBefore, await dvIndexEntries(wh));
+      assert.ok(ourReplaced.length > 0, 'index entries replaced');
+      assert.deepEqual(ourReplaced, replacedBuckets(indexBefore, await dvIndexEntries(copy)));
       const kept = new Map(beforeDvs.map((d) => [d.dataFile, d.positions]));
       for (const d of after.dvs) assert.deepEqual(d.positions, kept.get(d.dataFile), `vector of kept file ${d.dataFile} copied unchanged`);
     });
 
-    test('a Java writer keeps writing and compacting; our second full compaction (vectors on max-level files) matches Java again', async () => {
+    test('a Java writer keeps writing and compacting; our next full compaction matches Java again', async () => {
       await writeCommits(cs.creator, [wh, copy], cs.commits, cs.commits + 3, 7);
       assert.deepEqual(canon(await peer.read(wh, 'db', 't')), canon(await peer.read(copy, 'db', 't')), 'after Java writes');
       const mid = await javaDvs(cs.creator, wh);
@@ -269,3 +310,121 @@ for (const cs of CASES) {
     });
   });
 }
+
+const LARGE_SPEC: TableSpec = {
+  fields: [
+    { name: 'id', type: 'INT NOT NULL' },
+    { name: 'name', type: 'STRING' },
+    { name: 'amount', type: 'BIGINT' },
+    { name: 'pad', type: 'STRING' },
+  ],
+  primaryKeys: ['id'],
+  partitionKeys: [],
+  // Small target: Java's full compaction rolls its output (checked every 1000 rows), so the
+  // bucket's max level holds several large files with disjoint key ranges.
+  options: { bucket: '1', 'deletion-vectors.enabled': 'true', 'target-file-size': '16 kb' },
+};
+const pad = (id: number): string => ((Math.imul(id + 1, 2654435761) >>> 0).toString(16) + (Math.imul(id + 7, 40503) >>> 0).toString(36)).repeat(2);
+const largeDeletes = (from: number): Row[] => Array.from({ length: 20 }, (_, i) => ({ id: from + i, name: null, amount: null, pad: null, _rowKind: '-D' }));
+
+/**
+ * 6000 rows fully compacted by Java into several max-level files; then deletes of 1500..1519
+ * (a vector on a large file) and updates of 5900..5999 (a level-4 file and a vector on the last file).
+ */
+async function buildLargeTable(wh: string): Promise<void> {
+  const peer = java('1.4');
+  await peer.createTable(wh, 'db', 't', LARGE_SPEC);
+  const rows: Row[] = [];
+  for (let id = 0; id < 6000; id++) rows.push({ id, name: `n${id}`, amount: id * 3, pad: pad(id) });
+  await writeRows('1.4', [wh], rows);
+  await peer.compact(wh, 'db', 't', 'full');
+  const next: Row[] = largeDeletes(1500);
+  for (let id = 5900; id < 6000; id++) next.push({ id, name: `u${id}`, amount: -id, pad: pad(id + 1) });
+  await writeRows('1.4', [wh], next);
+}
+
+describe('compact: vectors of large files a full compaction keeps (not rewritten) are carried over verbatim, as Paimon does', () => {
+  const peer = java('1.4');
+  let wh: string;
+  let copy: string;
+  let dvsBefore: JavaDv[];
+
+  before(async () => {
+    wh = tempWarehouse('compact-dv-large');
+    await buildLargeTable(wh);
+    dvsBefore = (await javaDvs('1.4', wh)).dvs;
+    copy = copyWarehouse(wh, 'compact-dv-large-java');
+  });
+
+  test('our full compaction keeps the same vectors as Java (same data files, same positions, bytes copied)', async () => {
+    const files = liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj);
+    assert.ok(files.filter((f) => f.level === 5).length >= 3, `several max-level files (${files.length})`);
+    assert.ok(dvsBefore.some((d) => d.positions.length === 20), 'the 20 deletes are one vector');
+    const row = firstRow(await callNamed(executorFor(wh, [compact]), 'compact', { table: 'db.t' }));
+    assert.notEqual(row.snapshot_id, null);
+    await peer.compact(copy, 'db', 't', 'full');
+    const expected = canon(await java('1.4').read(copy, 'db', 't'));
+    assert.equal(expected.length, 5980);
+    assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), expected, 'Paimon Java 1.4 rows');
+    assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), expected, 'Paimon Java 2.0 rows');
+    const ours = (await javaDvs('1.4', wh)).dvs;
+    const theirs = (await javaDvs('1.4', copy)).dvs;
+    const strip = (l: JavaDv[]): Array<[string, number[]]> => l.map((d): [string, number[]] => [d.dataFile, d.positions]).sort(([a], [b]) => a.localeCompare(b));
+    assert.ok(ours.length > 0, 'a vector is left (its file was not rewritten)');
+    assert.deepEqual(strip(ours), strip(theirs));
+    assert.equal((await peer.check(wh, 'db', 't')).ok, true);
+  });
+
+  test('our next full compaction (a single max-level run with a vector) rewrites that file alone; no vector left, as Java 2.0', async () => {
+    const filesBefore = liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj);
+    for (const f of filesBefore) assert.equal(f.level, 5);
+    const withDv = new Set((await javaDvs('1.4', wh)).dvs.map((d) => d.dataFile));
+    const row = firstRow(await callNamed(executorFor(wh, [compact]), 'compact', { table: 'db.t' }));
+    assert.notEqual(row.snapshot_id, null);
+    // Paimon 2.0's full compaction (FileRewriteCompactTask) commits the bucket's new index file;
+    // 1.4 left the rewritten file's vector in the index (apache/paimon#8783).
+    await java('2.0').compact(copy, 'db', 't', 'full');
+    const expected = canon(await java('1.4').read(copy, 'db', 't'));
+    assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), expected, 'Paimon Java 2.0 rows');
+    assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), expected, 'Paimon Java 1.4 rows');
+    assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), expected, 'pypaimon rows');
+    const ours = await javaDvs('1.4', wh);
+    const theirs = await javaDvs('2.0', copy);
+    assert.deepEqual([ours.dvs, ours.stale], [[], []], 'no vector left, none of a dead file');
+    assert.deepEqual([theirs.dvs, theirs.stale], [[], []], "Java 2.0's compaction: the same");
+    const filesAfter = liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj);
+    for (const f of filesBefore) {
+      assert.equal(filesAfter.some((a) => a.fileName === f.fileName), !withDv.has(f.fileName), `${f.fileName}: rewritten iff it had a vector`);
+    }
+  });
+});
+
+describe('compact: a concurrent Java writer adds deletion vectors to the bucket we are compacting', () => {
+  test("our commit is a COMMIT_CONFLICT naming the vectors; the table is Java's; our files are removed", async () => {
+    const peer = java('1.4');
+    const wh = tempWarehouse('compact-dv-conflict');
+    await buildLargeTable(wh);
+    const tableDir = join(wh, 'db.db', 't');
+    let treeAfterJava: string[] = [];
+    let javaRows: string[] = [];
+    await assert.rejects(
+      compactTable({
+        fileIO: new LocalFileIO(), tablePath: tableDir, table: 'db.t', strategy: 'full', memoryBudgetBytes: 64 << 20, concurrency: 1,
+        onPoint: async (p) => {
+          if (p !== 'before-commit') return;
+          // Deletes only, in a large file's range: Java's lookup compaction turns them into a vector.
+          await writeRows('1.4', [wh], largeDeletes(3000));
+          treeAfterJava = listTree(tableDir);
+          javaRows = canon(await peer.read(wh, 'db', 't'));
+        },
+      }),
+      (e: unknown) => isPaimonError(e, 'COMMIT_CONFLICT') && /deletion vectors of bucket 0 changed/.test(e.message),
+    );
+    assert.equal(javaRows.length, 6000 - 40);
+    assert.ok((await javaDvs('1.4', wh)).dvs.some((d) => d.positions.length === 20 && d.cardinality === 20), "the Java writer's deletes are a vector");
+    assert.deepEqual(canon(await peer.read(wh, 'db', 't')), javaRows);
+    assert.equal((await peer.check(wh, 'db', 't')).ok, true);
+    const now = listTree(tableDir);
+    for (const f of now.filter((x) => x.includes('bucket-') || x.includes('index/'))) assert.ok(treeAfterJava.includes(f), `leftover ${f}`);
+  });
+});
