@@ -172,10 +172,12 @@ const commit = tableOf(new LocalFileIO());
 
 const la = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
 let buildSeconds = 0;
+let buildCpuSeconds = 0;
 if (!reuse) {
   const expected = simulateDistinct(SNAPSHOTS, filesOf);
   console.log(`building ${SNAPSHOTS} snapshots, ${rate} data files per commit on average (expected ${expected} entries in distinct manifests); load average ${la()}`);
   const t0 = performance.now();
+  const buildCpu0 = process.cpuUsage();
   const baseTime = 1_790_000_000_000n;
   let n = 0;
   for (let s = 0; s < SNAPSHOTS; s++) {
@@ -203,7 +205,9 @@ if (!reuse) {
     if ((s + 1) % 500 === 0) console.log(`  ${s + 1} snapshots (${((performance.now() - t0) / 1000).toFixed(0)} s, load average ${la()})`);
   }
   buildSeconds = (performance.now() - t0) / 1000;
-  console.log(`built in ${buildSeconds.toFixed(1)} s`);
+  const buildCpu = process.cpuUsage(buildCpu0);
+  buildCpuSeconds = (buildCpu.user + buildCpu.system) / 1e6;
+  console.log(`built in ${buildSeconds.toFixed(1)} s (CPU ${buildCpuSeconds.toFixed(1)} s)`);
 }
 
 interface ReadResult {
@@ -323,7 +327,7 @@ if (java.liveFiles !== live.length || BigInt(java.liveFileSize) !== liveSize) {
   throw new Error(`Java plans ${java.liveFiles} live files (${java.liveFileSize} bytes), we plan ${live.length} (${liveSize} bytes)`);
 }
 console.log(`table: ${last.snapshots} snapshots, ${last.lists} manifest lists, ${last.manifests} manifests, ${last.entries} entries in them; latest snapshot: ${live.length} live files (Java agrees)`);
-if (buildSeconds > 0) console.log(`build: ${buildSeconds.toFixed(1)} s`);
+if (buildSeconds > 0) console.log(`build: ${buildSeconds.toFixed(1)} s (CPU ${buildCpuSeconds.toFixed(1)} s)`);
 console.log(`ours  (ms per round): ${ours.map((x) => x.toFixed(0)).join(', ')}; peak heap during read ${peakHeap.toFixed(0)} MiB, peak RSS of the process ${rssMb.toFixed(0)} MiB`);
 console.log(`java  (ms per round): ${java.millis.join(', ')}`);
 console.log(`CPU time of the process per round (all threads: JIT, GC): ours ${oursCpu.map((x) => x.toFixed(0)).join(', ')} ms, java ${java.cpuMillis.join(', ')} ms`);

@@ -61,6 +61,36 @@ export async function prepareCodecs(): Promise<void> {
   }
 }
 
+/** Largest declared frame content size handed to the WebAssembly decoder (it allocates that much). */
+const WASM_MAX_CONTENT = 16 << 20;
+
+/**
+ * Whether the block is one the WebAssembly decoder may take: it starts with a zstd frame header
+ * whose declared content size, if any, is at most WASM_MAX_CONTENT (the wrapper allocates the
+ * declared size up front; a corrupt header must not make it try gigabytes).
+ */
+function wasmCanDecode(data: Buffer): boolean {
+  if (data.length < 6 || data.readUInt32LE(0) !== 0xfd2fb528) return false;
+  const fhd = data[4];
+  const fcsFlag = fhd >> 6;
+  const single = (fhd & 0x20) !== 0;
+  const dictBytes = [0, 1, 2, 4][fhd & 3];
+  const fcsBytes = fcsFlag === 0 ? (single ? 1 : 0) : [0, 2, 4, 8][fcsFlag];
+  if (fcsBytes === 0) return true; // unknown size: the wrapper uses the capacity we pass
+  const at = 5 + (single ? 0 : 1) + dictBytes;
+  if (data.length < at + fcsBytes) return false;
+  switch (fcsBytes) {
+    case 1:
+      return true;
+    case 2:
+      return data.readUInt16LE(at) + 256 <= WASM_MAX_CONTENT;
+    case 4:
+      return data.readUInt32LE(at) <= WASM_MAX_CONTENT;
+    default:
+      return data.readUInt32LE(at + 4) === 0 && data.readUInt32LE(at) <= WASM_MAX_CONTENT;
+  }
+}
+
 /**
  * A zstd frame decoded by the WebAssembly build when it is loaded, else by fzstd. Frames written by
  * Java's streaming encoder do not record their content size, so the output capacity is a bound
@@ -68,9 +98,9 @@ export async function prepareCodecs(): Promise<void> {
  * grows its output and reports corrupt input as before.
  */
 function zstdDecode(data: Buffer): Buffer {
-  if (zstdWasmLoaded) {
+  if (zstdWasmLoaded && wasmCanDecode(data)) {
     try {
-      const out = zstdWasmDecompress(data, { defaultHeapSize: Math.max(1 << 20, data.length * 64) });
+      const out = zstdWasmDecompress(data, { defaultHeapSize: Math.min(WASM_MAX_CONTENT, Math.max(1 << 20, data.length * 64)) });
       return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
     } catch {
       // fall through to fzstd
