@@ -186,6 +186,21 @@ async function writeRows(v: PaimonJavaVersion, whs: string[], rows: Row[]): Prom
   assert.equal(bad, undefined, `Java write failed: ${bad?.error ?? ''}`);
 }
 
+/** Our reading of the table's vectors: data file -> serialized bytes (hex), via the library. */
+async function ourDvBlobs(wh: string): Promise<Map<string, string>> {
+  const io = new LocalFileIO();
+  const tablePath = join(wh, 'db.db', 't');
+  const latest = await new SnapshotManager(io, tablePath).latestSnapshot();
+  const out = new Map<string, string>();
+  if (!latest?.indexManifest) return out;
+  const pf = new FileStorePathFactory(tablePath);
+  for (const e of await new IndexManifestFile(io, pf).read(latest.indexManifest)) {
+    if (e.indexFile.indexType !== DELETION_VECTORS_INDEX) continue;
+    for (const [name, b] of await readDeletionVectorsIndexFile(io, pf.toIndexFilePath(e.indexFile.fileName), e.indexFile)) out.set(name, b.blob.toString('hex'));
+  }
+  return out;
+}
+
 /** Our reading of the table's vectors: data file -> positions, via the library. */
 async function ourDvs(wh: string): Promise<Map<string, number[]>> {
   const io = new LocalFileIO();
@@ -360,6 +375,7 @@ describe('compact: vectors of large files a full compaction keeps (not rewritten
     const files = liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj);
     assert.ok(files.filter((f) => f.level === 5).length >= 3, `several max-level files (${files.length})`);
     assert.ok(dvsBefore.some((d) => d.positions.length === 20), 'the 20 deletes are one vector');
+    const blobsBefore = await ourDvBlobs(wh);
     const row = firstRow(await callNamed(executorFor(wh, [compact]), 'compact', { table: 'db.t' }));
     assert.notEqual(row.snapshot_id, null);
     await peer.compact(copy, 'db', 't', 'full');
@@ -372,6 +388,10 @@ describe('compact: vectors of large files a full compaction keeps (not rewritten
     const strip = (l: JavaDv[]): Array<[string, number[]]> => l.map((d): [string, number[]] => [d.dataFile, d.positions]).sort(([a], [b]) => a.localeCompare(b));
     assert.ok(ours.length > 0, 'a vector is left (its file was not rewritten)');
     assert.deepEqual(strip(ours), strip(theirs));
+    // The kept vector's bytes are Java's, copied into our new index file.
+    const blobsAfter = await ourDvBlobs(wh);
+    assert.ok(blobsAfter.size > 0);
+    for (const [name, hex] of blobsAfter) assert.equal(hex, blobsBefore.get(name), `${name}: bytes copied verbatim`);
     assert.equal((await peer.check(wh, 'db', 't')).ok, true);
   });
 
