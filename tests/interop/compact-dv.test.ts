@@ -383,6 +383,7 @@ describe('compact: vectors of large files a full compaction keeps (not rewritten
     assert.equal(expected.length, 5980);
     assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), expected, 'Paimon Java 1.4 rows');
     assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), expected, 'Paimon Java 2.0 rows');
+    assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), expected, 'pypaimon rows (it applies the vector of our new index file)');
     const ours = (await javaDvs('1.4', wh)).dvs;
     const theirs = (await javaDvs('1.4', copy)).dvs;
     const strip = (l: JavaDv[]): Array<[string, number[]]> => l.map((d): [string, number[]] => [d.dataFile, d.positions]).sort(([a], [b]) => a.localeCompare(b));
