@@ -2,7 +2,9 @@
  * rollback_to_as_latest: against Paimon 2.0's TableCommitImpl.rollbackToAsLatest on copies of
  * the same Java-written history (same new latest snapshot id, kind, counts, live data files,
  * rows, nothing deleted), and on a Paimon 1.4.2 table (which has no such API) checked by
- * Java reading the new latest snapshot equal to the target.
+ * Java reading the new latest snapshot equal to the target. On every table kind of KIND_TABLES,
+ * Java and pypaimon 2.0.0 read the same rows from our result and from Java's (or, on 1.4.2, from
+ * the target snapshot).
  */
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +17,7 @@ import {
   PAIMON_VERSIONS,
   buildHistory,
   callNamed,
+  differentialKinds,
   copyWarehouse,
   executorFor,
   firstRow,
@@ -83,6 +86,19 @@ for (const v of PAIMON_VERSIONS) {
       const row = firstRow(await callNamed(ex, 'rollback_to_as_latest', { table: 'interop.t', tag: 'tag3' }));
       assert.equal(row.protective_tag, null);
       assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, origin, 'interop', 't', 'tag:tag3'));
+    });
+
+    test('every table kind: Java and pypaimon read the target snapshot as the new latest, on both sides', async () => {
+      await differentialKinds(v, {
+        name: 'ral',
+        ...(v !== '1.4.2' ? { javaStep: (wh: string, t: string) => ['rollback-as-latest', wh, 'interop', t, '6'] } : { expectedTarget: '6' }),
+        ours: async (wh, t) => {
+          const row = firstRow(await callNamed(executorFor(wh, [rollbackToAsLatest]), 'rollback_to_as_latest', { table: `interop.${t}`, snapshot_id: 6 }));
+          assert.equal(Number(row.rolled_back_snapshot_id), 6, t);
+        },
+        sameFiles: false,
+        alsoRead: ['tag:tag2'],
+      });
     });
 
     if (v !== '1.4.2') {
