@@ -19,16 +19,19 @@
  * The files-per-commit rate is chosen (by simulating the merge) so that 5,000 snapshots reach it;
  * the live files of the latest snapshot are fewer and printed too. (With --per-commit 200, i.e. a
  * million LIVE files after 5,000 commits, Paimon's merging rewrites the growing base manifest
- * every ~30 commits and a full read decodes ~50 million entries: a different, much larger
- * benchmark.)
+ * every ~30 commits until it reaches 8 MiB, and a full read decodes tens of millions of entries
+ * (an estimate, not measured): a different, much larger benchmark.)
  *
  * "Full metadata": every snapshot file, every distinct manifest list (base and delta lists of every
  * snapshot) and every entry of every distinct manifest those lists name, streamed: nothing of a
  * manifest is kept after its entries were counted. Paimon Java 1.4.2 does the same in one JVM
  * (bench/java/MetadataRead.java, normal tiered JIT, same number of rounds, fresh readers per
  * round so no manifest cache is carried over). Both sides also plan the latest snapshot (live
- * files after merging ADD/DELETE), which checks that Java reads the table we built. Prints the
- * medians, their ratio (ours / Java; target <= 1), our peak heap and RSS, and the load average.
+ * files after merging ADD/DELETE), which checks that Java reads the table we built. Our side
+ * fetches up to --read-ahead (4) files ahead of the one it decodes; decoding is single-threaded on
+ * both sides (Java's reader is sequential; its JIT and GC threads run alongside). Prints wall and
+ * process CPU times per round, the ratios of their medians (ours / Java; target <= 1), our peak
+ * heap and RSS, and the load average: on a shared machine the CPU ratio is the steadier figure.
  * Needs the Java peer from tests/setup/paimon-java.sh (tests/interop/java/lib-1.4.2).
  */
 import { execFileSync } from 'node:child_process';
