@@ -16,7 +16,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, type Json, type JsonObj, type TableSpec } from './peers.js';
+import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, parseJson, parseJsonLines, type Json, type JsonObj, type TableSpec } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
@@ -49,9 +49,20 @@ interface LiveFile {
   creationMillis: number;
 }
 
-/** The live data files of the latest snapshot, from Paimon Java's dump. */
-async function liveFiles(wh: string): Promise<{ files: LiveFile[]; latest: JsonObj }> {
-  const dump = (await peer.dump(wh, 'db', 't')) as unknown as JsonObj;
+/**
+ * Paimon Java's view of the table in one JVM: the live data files of the latest snapshot (from
+ * its dump) and the rows it reads.
+ */
+async function inspect(wh: string): Promise<{ files: LiveFile[]; latest: JsonObj; rows: string[] }> {
+  const [d, r] = await peer.batch([
+    ['dump', wh, 'db', 't'],
+    ['read', wh, 'db', 't'],
+  ]);
+  assert.ok(d.ok && r?.ok, `Java dump/read failed: ${String(d.error ?? r?.error)}`);
+  return { ...liveFiles(parseJson(d.stdout.trim()) as JsonObj), rows: canon(parseJsonLines(r.stdout) as JsonObj[]) };
+}
+
+function liveFiles(dump: JsonObj): { files: LiveFile[]; latest: JsonObj } {
   const snapshots = dump.snapshots as JsonObj[];
   const latest = snapshots[snapshots.length - 1];
   const lists = dump.manifestLists as Record<string, { manifests: Array<{ fileName: string }> }>;
@@ -139,10 +150,10 @@ describe('compact selectors on a Paimon Java table: only the selected partitions
     base = tempWarehouse('compact-select');
     await peer.createTable(base, 'db', 't', SPEC);
     await writeCommits(base, [0, 1, 2, 3].map((c) => commitRows(c, DTS)));
-    const l = await liveFiles(base);
+    const l = await inspect(base);
     beforeFiles = l.files;
     latestBefore = Number(l.latest.id);
-    beforeRows = canon(await peer.read(base, 'db', 't'));
+    beforeRows = l.rows;
     assert.ok(beforeRows.length > 0);
     // every partition has files in several buckets, each with more than one level-0 file
     for (const dt of DTS) assert.ok(new Set(beforeFiles.filter((f) => f.dt === dt).map((f) => f.bucket)).size >= 2, `${dt} spans buckets`);
@@ -155,14 +166,14 @@ describe('compact selectors on a Paimon Java table: only the selected partitions
     assert.equal(row.result, true);
     assert.equal(Number(row.pinned_snapshot_id), latestBefore);
     assert.equal(Number(row.snapshot_id), latestBefore + 1, `committed: ${String(row.message)}`);
-    const after = await liveFiles(wh);
+    const after = await inspect(wh);
     assert.equal(after.latest.commitKind, 'COMPACT');
     const { rewritten } = assertOnlySelectedRewritten(beforeFiles, after.files, selected);
     const expected = [...byBucket(beforeFiles).keys()].filter((k) => { const [dt, b] = k.split('/b'); return selected(dt, Number(b)); }).sort();
     assert.deepEqual(rewritten, expected);
     assert.equal(Number(row.buckets_compacted), expected.length, 'buckets_compacted');
     assert.equal(Number(row.partitions_compacted), new Set(expected.map((k) => k.split('/b')[0])).size, 'partitions_compacted');
-    assert.deepEqual(canon(await peer.read(wh, 'db', 't')), beforeRows, 'Paimon Java 1.4 reads the same rows');
+    assert.deepEqual(after.rows, beforeRows, 'Paimon Java 1.4 reads the same rows');
     if (readers === 'all') {
       assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), beforeRows, 'Paimon Java 2.0 reads the same rows');
       assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), beforeRows, 'pypaimon reads the same rows');
@@ -220,8 +231,8 @@ async function idleCaseIn(label: string, withBuckets: boolean): Promise<void> {
   await writeCommits(wh, [0, 1, 2].map((c) => commitRows(c, DTS)));
   await new Promise((r) => setTimeout(r, 12_000));
   await writeCommits(wh, [[{ dt: DTS[2], id: 3, v: 'late', n: -1 }]]);
-  const before = await liveFiles(wh);
-  const rows = canon(await peer.read(wh, 'db', 't'));
+  const before = await inspect(wh);
+  const rows = before.rows;
   const newest = new Map<string, number>();
   for (const f of before.files) newest.set(f.dt, Math.max(newest.get(f.dt) ?? 0, f.creationMillis));
   const recent = newest.get(DTS[2])!;
@@ -237,10 +248,10 @@ async function idleCaseIn(label: string, withBuckets: boolean): Promise<void> {
   const row = firstRow(await callNamed(executorFor(wh, [compact]), 'compact', { table: 'db.t', ...args }));
   assert.ok(Date.now() - now < (recent - olderNewest) / 2, 'the call ran within the margin');
   assert.equal(Number(row.snapshot_id), Number(before.latest.id) + 1, `committed: ${String(row.message)}`);
-  const after = await liveFiles(wh);
+  const after = await inspect(wh);
   const selected = (dt: string, b: number): boolean => dt !== DTS[2] && (!withBuckets || others.includes(b));
   assertOnlySelectedRewritten(before.files, after.files, selected);
-  assert.deepEqual(canon(await peer.read(wh, 'db', 't')), rows, 'Paimon Java reads the same rows');
+  assert.deepEqual(after.rows, rows, 'Paimon Java reads the same rows');
 }
 
 describe('compact partition_idle_time as Paimon defines it (newest file of the partition vs now)', () => {
