@@ -225,6 +225,10 @@ for (let round = 0; round < ROUNDS; round++) {
   );
 }
 if (ROUNDS > 1) {
-  const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((x, y) => x - y);
+    const m = Math.floor(s.length / 2);
+    return s.length % 2 === 1 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
+  };
   console.log(`remove_orphan_files over ${ROUNDS} rounds: median ours ${sec(median(oursMs))}, Java ${sec(median(javaMs))}, ratio of medians ${(median(oursMs) / median(javaMs)).toFixed(2)}`);
 }
