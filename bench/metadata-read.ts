@@ -25,8 +25,8 @@
  * "Full metadata": every snapshot file, every distinct manifest list (base and delta lists of every
  * snapshot) and every entry of every distinct manifest those lists name, streamed: nothing of a
  * manifest is kept after its entries were counted. Paimon Java 1.4.2 does the same in one JVM
- * (bench/java/MetadataRead.java, normal tiered JIT, same number of rounds, fresh readers per
- * round so no manifest cache is carried over). Both sides also plan the latest snapshot (live
+ * (bench/java/MetadataRead.java, normal tiered JIT, same number of rounds, catalog cache off and
+ * fresh readers per round, so no manifest is served from memory). Both sides also plan the latest snapshot (live
  * files after merging ADD/DELETE), which checks that Java reads the table we built. Our side
  * fetches up to --read-ahead (4) files ahead of the one it decodes; decoding is single-threaded on
  * both sides (Java's reader is sequential; its JIT and GC threads run alongside). Prints wall and

@@ -3,7 +3,7 @@ import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
-import org.apache.paimon.fs.Path;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.manifest.ManifestFile;
 import org.apache.paimon.manifest.ManifestFileMeta;
@@ -24,7 +24,12 @@ import java.util.Set;
  */
 public class MetadataRead {
     public static void main(String[] a) throws Exception {
-        Catalog c = CatalogFactory.createCatalog(CatalogContext.create(new Path(a[0])));
+        // No catalog cache: a CachingCatalog gives the table a manifest cache (SegmentsCache) that
+        // copies every manifest it reads into memory pages and would serve later rounds from there.
+        Options options = new Options();
+        options.set("warehouse", a[0]);
+        options.set("cache-enabled", "false");
+        Catalog c = CatalogFactory.createCatalog(CatalogContext.create(options));
         FileStoreTable t = (FileStoreTable) c.getTable(Identifier.create(a[1], a[2]));
         int rounds = Integer.parseInt(a[3]);
         StringBuilder times = new StringBuilder();
