@@ -27,8 +27,8 @@
  *
  * What the figures showed (Nov 2026, 2 shared cores, load 10-35 from other jobs; see the report):
  *  - the budget sizes only the merge's JS batches. With node's default heap sizing V8 lets garbage
- *    pile up (peak heap+external ~700 MiB, RSS ~1 GiB); capped (--max-old-space-size=256) the same
- *    run peaks at ~575 MiB RSS at the same or better speed.
+ *    pile up (peak heap+external ~700 MiB, RSS ~1.1 GiB); capped (--max-old-space-size=256) the
+ *    same run peaks at ~580 MiB RSS but at about half the throughput (more GC), 384: ~610 MiB, 0.65x.
  *  - the rest is DuckDB: each open Parquet scan holds about one row group (~7 MiB a file here,
  *    measured 1/10/40 open scans: 25/100/330 MiB), so the k-way merge's memory grows with
  *    (sorted runs x row-group size), which the budget does not bound (Paimon Java writes row groups
