@@ -262,13 +262,13 @@ describe('compact partition_idle_time as Paimon defines it (newest file of the p
   // Known divergence (src/paimon/compact/compact-table.ts, not this file's owner): the newest file
   // of a partition is taken over the selected buckets only; Spark's getHistoryPartition takes it
   // over the whole partition (partitionEntries, before the bucket filter).
-  test('with buckets: a recent file in an unselected bucket still makes the partition busy', { todo: 'compact-table computes the newest file over the selected buckets only' }, async () => {
+  test('with buckets: a recent file in an unselected bucket still makes the partition busy', async () => {
     await idleCase('buckets', true);
   });
 
   // Known divergence (compact-table.ts): creation times are local date-times; compact-table
   // compares them with the UTC epoch, so outside UTC partitions look newer than they are.
-  test('in a zone other than UTC (Asia/Shanghai), with Java in the same zone', { todo: 'compact-table compares local creation times with the UTC clock' }, async () => {
+  test('in a zone other than UTC (Asia/Shanghai), with Java in the same zone', async () => {
     await idleCase('tz', false, 'Asia/Shanghai');
   });
 });

@@ -34,7 +34,7 @@ import { randomUUID } from 'node:crypto';
 import type { FileIO } from '../file-io.js';
 import { PaimonError } from '../errors.js';
 import type { BinaryRow } from '../binary-row.js';
-import type { DataFileMeta } from '../data-file-meta.js';
+import { localNowAsUtcMillis, type DataFileMeta } from '../data-file-meta.js';
 import { FileStoreCommit } from '../file-store-commit.js';
 import { toDeleteEntry, type ManifestEntry } from '../manifest-entry.js';
 import type { TableSchema } from '../table-schema.js';
@@ -239,19 +239,21 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const partitionNewest = new Map<string, bigint>();
   for (const e of live) {
     if (o.partitionFilter && !o.partitionFilter(partitionSpec(e.partition, partitionFields, partitionOptions))) continue;
-    if (o.buckets && o.buckets.size > 0 && !o.buckets.has(e.bucket)) continue;
-    const k = `${e.partition.key()}\u0000${e.bucket}`;
-    let g = groups.get(k);
-    if (!g) groups.set(k, (g = { partition: e.partition, bucket: e.bucket, totalBuckets: e.totalBuckets, entries: [] }));
-    g.entries.push(e);
+    // The newest file of a partition is taken over all its buckets, selected or not (Spark's getHistoryPartition).
     const pk = e.partition.key();
     const t = e.file.creationTime ?? 0n;
     if ((partitionNewest.get(pk) ?? -1n) < BigInt(t)) partitionNewest.set(pk, BigInt(t));
+    if (o.buckets && o.buckets.size > 0 && !o.buckets.has(e.bucket)) continue;
+    const k = `${pk}\u0000${e.bucket}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { partition: e.partition, bucket: e.bucket, totalBuckets: e.totalBuckets, entries: [] }));
+    g.entries.push(e);
   }
   let strategy = o.strategy;
   if (o.partitionIdleTimeMs !== null && o.partitionIdleTimeMs !== undefined) {
     // Spark: only partitions whose last file is older than the idle time, with a full compaction.
-    const now = BigInt((o.now ?? Date.now)());
+    // _CREATION_TIME is local wall-clock time stored as if UTC (LocalDateTime): compare like with like.
+    const now = localNowAsUtcMillis(new Date((o.now ?? Date.now)()));
     for (const [k, g] of groups) {
       const newest = partitionNewest.get(g.partition.key()) ?? 0n;
       if (newest > now - BigInt(o.partitionIdleTimeMs)) groups.delete(k);
