@@ -130,6 +130,9 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
       concurrency: ctx.limits.compact_concurrency,
       dryRun: args.dry_run,
       signal: ac.signal,
+      onPoint: (point) => {
+        if (point === 'before-commit') ctx.progress({ phase: 'commit' });
+      },
       now: () => ctx.clock.now(),
       onProgress: (p) => ctx.progress({ phase: 'compact', done: p.bucketsDone, total: p.bucketsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
     });
@@ -194,6 +197,9 @@ async function runSortCompact(
       partitionFilter: filter,
       dryRun: args.dry_run,
       signal: ac.signal,
+      onPoint: (point) => {
+        if (point === 'before-commit') ctx.progress({ phase: 'commit' });
+      },
       onProgress: (p) => ctx.progress({ phase: 'sort', done: p.partitionsDone, total: p.partitionsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
     });
     if (r.committedSnapshotId !== null) {

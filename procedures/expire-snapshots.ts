@@ -254,7 +254,10 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
     }
   }
   // 5. EARLIEST hint
-  if (!dryRun && plan.earliestHint !== null) await t.snapshots.commitEarliestHint(plan.earliestHint);
+  if (!dryRun && plan.earliestHint !== null) {
+    ctx.progress({ phase: 'commit', message: `EARLIEST hint ${plan.earliestHint}` });
+    await t.snapshots.commitEarliestHint(plan.earliestHint);
+  }
   if (!dryRun) ctx.reportAffected(t.identifier);
   return result(plan.snapshotIds.length, !dryRun && committed, pinnedId, plan.snapshotIds, tally, dryRun, plan.warnings);
 }

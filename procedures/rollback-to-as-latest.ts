@@ -155,6 +155,7 @@ export async function runRollbackToAsLatest(args: RollbackToAsLatestArgs, ctx: P
       '1.4',
     );
     ctx.throwIfAborted();
+    ctx.progress({ phase: 'commit', message: `snapshot ${snapshot.id}` });
     committed = await snapshots.commitSnapshot(snapshot);
     if (!committed) {
       throw new ProcedureError(

@@ -143,6 +143,7 @@ export async function executeRollback(
     );
   }
   ctx.throwIfAborted();
+  ctx.progress({ phase: 'commit', message: 'LATEST hint first, then snapshot files newest first' });
   ctx.markCommitted();
   ctx.reportAffected(t.identifier);
 

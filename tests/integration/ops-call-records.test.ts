@@ -6,7 +6,7 @@
  *    argument, a CALL that does not parse (1064), a user without the privilege (1142);
  *    forwarded statements leave none;
  *  - an argument value echoed in an error message is masked in the ERR packet and the audit;
- *  - with tracing.file set, the CALL is a span tree (resolve, plan, write, refresh) in the file,
+ *  - with tracing.file set, the CALL is a span tree (resolve, plan, write, commit, refresh) in the file,
  *    its query id that of the audit record, the statement masked;
  *  - /metrics counts the refused CALLs, and the forwarded statements and bytes;
  *  - a CALL waiting for its table's lock stops on KILL QUERY from another connection, on its
@@ -149,7 +149,7 @@ describe('one audit record per intercepted CALL, masked errors, span tree, metri
     assert.ok(!readFileSync(auditFile, 'utf8').includes(SECRET));
   });
 
-  test('a changing CALL: one record, and its span tree (resolve, plan, write, refresh) in the trace file, masked', async () => {
+  test('a changing CALL: one record, and its span tree (resolve, plan, write, commit, refresh) in the trace file, masked', async () => {
     const sql = `CALL paimon.sys.expire_snapshots(table => 'demo.orders', retain_max => 1, retain_min => 1, options => 'snapshot.expire.limit=50,s3.secret-key=${SECRET}')`;
     const { error, added } = await audited(admin, sql);
     assert.equal(error, null, (error as SqlError | null)?.message);
@@ -170,7 +170,7 @@ describe('one audit record per intercepted CALL, masked errors, span tree, metri
     assert.equal(root.attributes['paimon.outcome'], 'succeeded');
     assert.equal(root.attributes['db.statement'], r.statement, 'the statement attribute is the masked statement');
     const phases = spans.filter((s) => s.parentSpanId === root.spanId).map((s) => s.name);
-    for (const p of ['resolve', 'plan', 'write', 'refresh']) assert.ok(phases.includes(p), `phase ${p} in ${phases.join(',')}`);
+    for (const p of ['resolve', 'plan', 'write', 'commit', 'refresh']) assert.ok(phases.includes(p), `phase ${p} in ${phases.join(',')}`);
     assert.deepEqual(Object.keys(r.phases).sort(), [...new Set(phases)].sort(), 'the audit record has the same phases');
     assert.ok(!readFileSync(traceFile, 'utf8').includes(SECRET));
   });

@@ -81,7 +81,7 @@ export interface CompactTableOptions {
   signal?: AbortSignal;
   onProgress?: (p: CompactProgress) => void;
   now?: () => number;
-  /** Test hook: called at named points (crash tests kill the process there). */
+  /** Called at named points: the procedure reports its commit phase at 'before-commit'; crash tests kill the process there. */
   onPoint?: (point: string) => void | Promise<void>;
 }
 

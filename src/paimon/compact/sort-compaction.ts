@@ -59,7 +59,7 @@ export interface SortCompactOptions {
   dryRun?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: SortCompactProgress) => void;
-  /** Test hook: called at named points (crash tests kill the process there). */
+  /** Called at named points: the procedure reports its commit phase at 'before-commit'; crash tests kill the process there. */
   onPoint?: (point: string) => void | Promise<void>;
 }
 
