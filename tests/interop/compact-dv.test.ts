@@ -33,6 +33,7 @@ import { SnapshotManager } from '../../src/paimon/snapshot-manager.js';
 import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { isPaimonError } from '../../src/paimon/errors.js';
 import { listTree } from './procedures-support.js';
+import { liveFiles, levelHistogram } from './compact-support.js';
 
 after(async () => {
   await closeDataEngine();
@@ -66,42 +67,6 @@ async function javaDvs(v: PaimonJavaVersion, wh: string): Promise<{ snapshotId: 
     })),
     stale: (j.stale as JsonObj[]).map((d) => String(d.dataFile)),
   };
-}
-
-interface LiveFile {
-  fileName: string;
-  partition: string;
-  bucket: number;
-  level: number;
-  meta: JsonObj;
-}
-
-function liveFiles(dump: JsonObj): LiveFile[] {
-  const manifests = dump.manifests as Record<string, JsonObj[]>;
-  const snapshots = dump.snapshots as JsonObj[];
-  const latest = snapshots[snapshots.length - 1];
-  const lists = dump.manifestLists as Record<string, { manifests: Array<{ fileName: string }> }>;
-  const live = new Map<string, LiveFile>();
-  for (const l of [latest.baseManifestList, latest.deltaManifestList]) {
-    for (const m of lists[String(l)]?.manifests ?? []) {
-      for (const e of manifests[m.fileName] ?? []) {
-        const f = e.file as JsonObj;
-        const key = `${JSON.stringify((e.partition as JsonObj).values)}/${String(e.bucket)}/${String(f.fileName)}`;
-        if (e.kind === 'ADD') live.set(key, { fileName: String(f.fileName), partition: JSON.stringify((e.partition as JsonObj).values), bucket: Number(e.bucket), level: Number(f.level), meta: f });
-        else live.delete(key);
-      }
-    }
-  }
-  return [...live.values()];
-}
-
-function layout(files: LiveFile[]): Record<string, number> {
-  const h: Record<string, number> = {};
-  for (const f of files) {
-    const k = `${f.partition}/b${f.bucket}/L${f.level}`;
-    h[k] = (h[k] ?? 0) + 1;
-  }
-  return h;
 }
 
 const FIELDS: TableSpec['fields'] = [
@@ -275,7 +240,7 @@ for (const cs of CASES) {
       assert.equal(snaps[snaps.length - 1].commitKind, 'COMPACT');
       const ours = liveFiles(dump);
       const theirs = liveFiles((await peer.dump(copy, 'db', 't')) as unknown as JsonObj);
-      assert.deepEqual(layout(ours), layout(theirs), 'files per partition/bucket/level');
+      assert.deepEqual(levelHistogram(ours), levelHistogram(theirs), 'files per partition/bucket/level');
       for (const f of ours) assert.equal(f.level, 5);
 
       // The old vector index files of the compacted buckets are gone from the index manifest;
@@ -311,8 +276,8 @@ for (const cs of CASES) {
       assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), expected, 'Paimon Java 1.4 rows');
       assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), expected, 'pypaimon rows');
       assert.deepEqual(
-        layout(liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj)),
-        layout(liveFiles((await peer.dump(copy, 'db', 't')) as unknown as JsonObj)),
+        levelHistogram(liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj)),
+        levelHistogram(liveFiles((await peer.dump(copy, 'db', 't')) as unknown as JsonObj)),
         'files per partition/bucket/level',
       );
       assert.equal((await javaDvs(cs.creator, wh)).dvs.length, (await javaDvs(cs.creator, copy)).dvs.length);

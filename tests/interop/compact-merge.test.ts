@@ -21,6 +21,7 @@ import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, toComparab
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
+import { liveFiles, levelHistogram } from './compact-support.js';
 
 after(async () => {
   await closeDataEngine();
@@ -57,42 +58,6 @@ async function javaSteps(peer: PaimonJava, steps: string[][]): Promise<string[]>
   res.forEach((x, i) => assert.ok(x.ok, `Java ${steps[i][0]} failed: ${String(x.error)}`));
   assert.equal(res.length, steps.length);
   return res.map((x) => x.stdout);
-}
-
-interface LiveFile {
-  partition: string;
-  bucket: number;
-  level: number;
-  rowCount: number;
-}
-
-function liveFiles(dump: JsonObj): LiveFile[] {
-  const manifests = dump.manifests as Record<string, JsonObj[]>;
-  const snapshots = dump.snapshots as JsonObj[];
-  const latest = snapshots[snapshots.length - 1];
-  const lists = dump.manifestLists as Record<string, { manifests: Array<{ fileName: string }> }>;
-  const live = new Map<string, LiveFile>();
-  for (const l of [latest.baseManifestList, latest.deltaManifestList]) {
-    for (const m of lists[String(l)]?.manifests ?? []) {
-      for (const e of manifests[m.fileName] ?? []) {
-        const f = e.file as JsonObj;
-        const part = JSON.stringify((e.partition as JsonObj).values);
-        const key = `${part}/${String(e.bucket)}/${String(f.level)}/${String(f.fileName)}`;
-        if (e.kind === 'ADD') live.set(key, { partition: part, bucket: Number(e.bucket), level: Number(f.level), rowCount: Number(f.rowCount) });
-        else live.delete(key);
-      }
-    }
-  }
-  return [...live.values()];
-}
-
-function levelHistogram(files: LiveFile[]): Record<string, number> {
-  const h: Record<string, number> = {};
-  for (const f of files) {
-    const k = `${f.partition}/b${f.bucket}/L${f.level}`;
-    h[k] = (h[k] ?? 0) + 1;
-  }
-  return h;
 }
 
 interface Case {

@@ -18,6 +18,7 @@ import { java, pypaimon, tempWarehouse, copyWarehouse, type Json, type JsonObj, 
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
+import { liveFiles, levelHistogram, type LiveFile } from './compact-support.js';
 
 after(async () => {
   await closeDataEngine();
@@ -26,46 +27,6 @@ after(async () => {
 type Row = Record<string, Json>;
 
 const canon = (rows: JsonObj[]): string[] => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
-
-interface LiveFile {
-  fileName: string;
-  partition: string;
-  bucket: number;
-  level: number;
-  meta: JsonObj;
-}
-
-function liveFiles(dump: JsonObj): LiveFile[] {
-  const manifests = dump.manifests as Record<string, JsonObj[]>;
-  const live = new Map<string, LiveFile>();
-  // The dump lists every manifest; replay only those of the latest snapshot's lists.
-  const snapshots = dump.snapshots as JsonObj[];
-  const latest = snapshots[snapshots.length - 1];
-  const lists = dump.manifestLists as Record<string, { manifests: Array<{ fileName: string }> }>;
-  const names: string[] = [];
-  for (const l of [latest.baseManifestList, latest.deltaManifestList]) {
-    const ml = lists[String(l)];
-    if (ml) for (const m of ml.manifests) names.push(m.fileName);
-  }
-  for (const n of names) {
-    for (const e of manifests[n] ?? []) {
-      const f = e.file as JsonObj;
-      const key = `${JSON.stringify((e.partition as JsonObj).values)}/${String(e.bucket)}/${String(f.level)}/${String(f.fileName)}`;
-      if (e.kind === 'ADD') live.set(key, { fileName: String(f.fileName), partition: JSON.stringify((e.partition as JsonObj).values), bucket: Number(e.bucket), level: Number(f.level), meta: f });
-      else live.delete(key);
-    }
-  }
-  return [...live.values()];
-}
-
-function levelHistogram(files: LiveFile[]): Record<string, number> {
-  const h: Record<string, number> = {};
-  for (const f of files) {
-    const k = `${f.partition}/b${f.bucket}/L${f.level}`;
-    h[k] = (h[k] ?? 0) + 1;
-  }
-  return h;
-}
 
 const FIELDS: TableSpec['fields'] = [
   { name: 'dt', type: 'STRING NOT NULL' },

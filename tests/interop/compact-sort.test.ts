@@ -30,6 +30,7 @@ import { sortCompactTable } from '../../src/paimon/compact/sort-compaction.js';
 import { LocalFileIO } from '../../src/paimon/local-file-io.js';
 import { isPaimonError } from '../../src/paimon/errors.js';
 import { readdirSync } from 'node:fs';
+import { liveFiles, type LiveFile } from './compact-support.js';
 
 after(async () => {
   await closeDataEngine();
@@ -178,34 +179,6 @@ describe('sort keys: ours equal Paimon Java ZIndexer / HilbertIndexer bytes', ()
 // ------------------------------------------------------------------------------------------------
 // 2. sort compaction of a table written by Paimon Java
 // ------------------------------------------------------------------------------------------------
-
-interface LiveFile {
-  fileName: string;
-  partition: string;
-  level: number;
-  meta: JsonObj;
-}
-
-/** The live data files of the latest snapshot in a PaimonTool dump. */
-function liveFiles(dump: JsonObj): LiveFile[] {
-  const manifests = dump.manifests as Record<string, JsonObj[]>;
-  const snapshots = dump.snapshots as JsonObj[];
-  const latest = snapshots[snapshots.length - 1];
-  const lists = dump.manifestLists as Record<string, { manifests: Array<{ fileName: string }> }>;
-  const live = new Map<string, LiveFile>();
-  for (const l of [latest.baseManifestList, latest.deltaManifestList]) {
-    for (const m of lists[String(l)]?.manifests ?? []) {
-      for (const e of manifests[m.fileName] ?? []) {
-        const f = e.file as JsonObj;
-        const partition = JSON.stringify((e.partition as JsonObj).values);
-        const key = `${partition}/${String(f.fileName)}`;
-        if (e.kind === 'ADD') live.set(key, { fileName: String(f.fileName), partition, level: Number(f.level), meta: f });
-        else live.delete(key);
-      }
-    }
-  }
-  return [...live.values()];
-}
 
 const byPartition = (files: LiveFile[]): Map<string, LiveFile[]> => {
   const m = new Map<string, LiveFile[]>();
