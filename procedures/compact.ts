@@ -111,12 +111,8 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
     return runSortCompact(args, ctx, t, orderStrategy as SortStrategy, orderBy, filter, dynamicOptions);
   }
 
-  ctx.progress({ phase: 'plan' });
-  const ac = new AbortController();
-  const onAbort = (): void => ac.abort(ctx.signal.reason);
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    const r = await compactTable({
+  const r = await runCompaction(ctx, t, ({ signal, onPoint }) =>
+    compactTable({
       fileIO: t.fileIO,
       tablePath: t.location,
       branch: t.branch,
@@ -129,45 +125,33 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
       memoryBudgetBytes: ctx.limits.compact_memory_budget_mb * 1024 * 1024,
       concurrency: ctx.limits.compact_concurrency,
       dryRun: args.dry_run,
-      signal: ac.signal,
-      onPoint: (point) => {
-        if (point === 'before-commit') ctx.progress({ phase: 'commit' });
-      },
+      signal,
+      onPoint,
       now: () => ctx.clock.now(),
       onProgress: (p) => ctx.progress({ phase: 'compact', done: p.bucketsDone, total: p.bucketsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
-    });
-    if (r.committedSnapshotId !== null) {
-      ctx.markCommitted();
-      ctx.reportAffected(t.identifier);
-    }
-    ctx.throwIfAborted();
-    return {
-      rows: [
-        {
-          result: true,
-          partitions_compacted: r.partitions,
-          buckets_compacted: r.buckets,
-          files_before: r.filesBefore,
-          files_after: r.filesAfter,
-          files_upgraded: r.filesUpgraded,
-          bytes_before: r.bytesBefore,
-          bytes_after: r.bytesAfter,
-          rows_read: r.rowsRead,
-          rows_written: r.rowsWritten,
-          snapshot_id: r.committedSnapshotId,
-          pinned_snapshot_id: r.baseSnapshotId,
-          dry_run: args.dry_run,
-          message: r.skippedReason,
-        },
-      ],
-      info: r.skippedReason ?? (args.dry_run ? 'dry run: nothing committed' : `committed snapshot ${r.committedSnapshotId}`),
-    };
-  } catch (e) {
-    if (ctx.signal.aborted) ctx.throwIfAborted();
-    throw e;
-  } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-  }
+    }),
+  );
+  return {
+    rows: [
+      {
+        result: true,
+        partitions_compacted: r.partitions,
+        buckets_compacted: r.buckets,
+        files_before: r.filesBefore,
+        files_after: r.filesAfter,
+        files_upgraded: r.filesUpgraded,
+        bytes_before: r.bytesBefore,
+        bytes_after: r.bytesAfter,
+        rows_read: r.rowsRead,
+        rows_written: r.rowsWritten,
+        snapshot_id: r.committedSnapshotId,
+        pinned_snapshot_id: r.baseSnapshotId,
+        dry_run: args.dry_run,
+        message: r.skippedReason,
+      },
+    ],
+    info: r.skippedReason ?? (args.dry_run ? 'dry run: nothing committed' : `committed snapshot ${r.committedSnapshotId}`),
+  };
 }
 
 type ResolvedTable = Awaited<ReturnType<ProcedureContext['resolveTable']>>;
@@ -181,12 +165,8 @@ async function runSortCompact(
   filter: ((spec: ReadonlyArray<readonly [string, string]>) => boolean) | null,
   dynamicOptions: Record<string, string>,
 ): Promise<ProcedureResult> {
-  ctx.progress({ phase: 'plan' });
-  const ac = new AbortController();
-  const onAbort = (): void => ac.abort(ctx.signal.reason);
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    const r = await sortCompactTable({
+  const r = await runCompaction(ctx, t, ({ signal, onPoint }) =>
+    sortCompactTable({
       fileIO: t.fileIO,
       tablePath: t.location,
       branch: t.branch,
@@ -196,41 +176,64 @@ async function runSortCompact(
       dynamicOptions,
       partitionFilter: filter,
       dryRun: args.dry_run,
+      signal,
+      onPoint,
+      onProgress: (p) => ctx.progress({ phase: 'sort', done: p.partitionsDone, total: p.partitionsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
+    }),
+  );
+  return {
+    rows: [
+      {
+        result: true,
+        partitions_compacted: r.partitions,
+        // An unaware-bucket table has one bucket (0) per partition.
+        buckets_compacted: r.partitions,
+        files_before: r.filesBefore,
+        files_after: r.filesAfter,
+        files_upgraded: 0,
+        bytes_before: r.bytesBefore,
+        bytes_after: r.bytesAfter,
+        rows_read: r.rowsRead,
+        rows_written: r.rowsWritten,
+        snapshot_id: r.committedSnapshotId,
+        pinned_snapshot_id: r.baseSnapshotId,
+        dry_run: args.dry_run,
+        message: r.skippedReason,
+      },
+    ],
+    info:
+      r.skippedReason ??
+      (args.dry_run ? 'dry run: nothing committed' : `sort compaction (${strategy} by ${orderBy.join(', ')}): committed OVERWRITE snapshot ${r.committedSnapshotId}`),
+  };
+}
+
+/**
+ * One compaction inside the call: the library gets an abort signal tied to the call's and reports
+ * its commit phase at 'before-commit'; a committed snapshot marks the call committed and the table
+ * affected; a cancellation surfaces as the call's own abort error.
+ */
+async function runCompaction<R extends { committedSnapshotId: number | null }>(
+  ctx: ProcedureContext,
+  t: ResolvedTable,
+  run: (hooks: { signal: AbortSignal; onPoint: (point: string) => void }) => Promise<R>,
+): Promise<R> {
+  ctx.progress({ phase: 'plan' });
+  const ac = new AbortController();
+  const onAbort = (): void => ac.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const r = await run({
       signal: ac.signal,
       onPoint: (point) => {
         if (point === 'before-commit') ctx.progress({ phase: 'commit' });
       },
-      onProgress: (p) => ctx.progress({ phase: 'sort', done: p.partitionsDone, total: p.partitionsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
     });
     if (r.committedSnapshotId !== null) {
       ctx.markCommitted();
       ctx.reportAffected(t.identifier);
     }
     ctx.throwIfAborted();
-    return {
-      rows: [
-        {
-          result: true,
-          partitions_compacted: r.partitions,
-          // An unaware-bucket table has one bucket (0) per partition.
-          buckets_compacted: r.partitions,
-          files_before: r.filesBefore,
-          files_after: r.filesAfter,
-          files_upgraded: 0,
-          bytes_before: r.bytesBefore,
-          bytes_after: r.bytesAfter,
-          rows_read: r.rowsRead,
-          rows_written: r.rowsWritten,
-          snapshot_id: r.committedSnapshotId,
-          pinned_snapshot_id: r.baseSnapshotId,
-          dry_run: args.dry_run,
-          message: r.skippedReason,
-        },
-      ],
-      info:
-        r.skippedReason ??
-        (args.dry_run ? 'dry run: nothing committed' : `sort compaction (${strategy} by ${orderBy.join(', ')}): committed OVERWRITE snapshot ${r.committedSnapshotId}`),
-    };
+    return r;
   } catch (e) {
     if (ctx.signal.aborted) ctx.throwIfAborted();
     throw e;

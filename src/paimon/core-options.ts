@@ -10,6 +10,11 @@ export type MergeEngine = 'deduplicate' | 'partial-update' | 'aggregation' | 'fi
 
 const INT_MAX = 2147483647;
 
+/** A boolean table option as the tables in this project read it: `true` (any case, trimmed), else false. */
+export function optionBool(v: string | undefined): boolean {
+  return v !== undefined && v.trim().toLowerCase() === 'true';
+}
+
 /** `TimeUtils.parseDuration`: `<number><unit?>`; no unit means milliseconds. Returns ms. */
 export function parseDuration(text: string, key = 'duration'): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);

@@ -26,6 +26,7 @@ import { PaimonError } from '../errors.js';
 import { Decimal, Timestamp } from '../binary-row.js';
 import type { DataFieldSpec, FieldType } from '../data/field-type.js';
 import { compareAtomic, compareDecimal, isComparable, type Datum } from '../data/internal-row.js';
+import { optionBool as bool } from '../core-options.js';
 
 export interface FieldAggregator {
   /** Paimon's identifier, e.g. `sum`. */
@@ -49,8 +50,6 @@ export const UNSUPPORTED_AGGREGATORS = ['nested_update', 'nested_partial_update'
 
 /** Aggregators implemented here. */
 export const SUPPORTED_AGGREGATORS: readonly string[] = PAIMON_AGGREGATORS.filter((n) => !(UNSUPPORTED_AGGREGATORS as readonly string[]).includes(n));
-
-const bool = (v: string | undefined): boolean => v !== undefined && v.trim().toLowerCase() === 'true';
 
 function refuse(msg: string): PaimonError {
   return new PaimonError('UNSUPPORTED_TABLE', msg);

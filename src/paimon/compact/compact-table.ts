@@ -56,6 +56,7 @@ import { binaryKeyComparator, levelSortedRuns, pickFullCompaction, planSections,
 import { pickUniversal, universalOptions } from './universal-compaction.js';
 import { mergeRuns, readRun, type MergeOrder, type RunSource } from './sorted-run-merge.js';
 import { compactAppendBucket, appendCompactionAllowed } from './append-compaction.js';
+import { optionBool as bool } from '../core-options.js';
 
 export type CompactStrategy = 'full' | 'minor';
 
@@ -131,9 +132,10 @@ export interface BucketCompactResult {
   dvIndex?: { entry: IndexManifestEntry; path: string; applied: number } | null;
 }
 
-const bool = (v: string | undefined): boolean => v !== undefined && v.trim().toLowerCase() === 'true';
+/** A table schema with its fields parsed, as the data-file readers and writers take it. */
+export type SchemaLike = TableSchemaLike & { fieldSpecs: DataFieldSpec[] };
 
-function schemaLike(s: TableSchema): TableSchemaLike & { fieldSpecs: DataFieldSpec[] } {
+export function schemaLike(s: TableSchema): SchemaLike {
   return { id: s.id, fields: s.fields, partitionKeys: s.partitionKeys, primaryKeys: s.primaryKeys, options: s.options, fieldSpecs: s.fields.map((f) => parseDataField(f)) };
 }
 

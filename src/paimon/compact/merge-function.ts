@@ -27,6 +27,7 @@ import { PaimonError } from '../errors.js';
 import type { DataFieldSpec, FieldType } from '../data/field-type.js';
 import { compareAtomic, isRetract, RowKind, type Datum, type InternalRow, type KeyValue } from '../data/internal-row.js';
 import { createFieldAggregator, PAIMON_AGGREGATORS, SUPPORTED_AGGREGATORS, UNSUPPORTED_AGGREGATORS, type FieldAggregator } from './aggregators.js';
+import { optionBool as bool } from '../core-options.js';
 
 export { PAIMON_AGGREGATORS, SUPPORTED_AGGREGATORS, UNSUPPORTED_AGGREGATORS };
 
@@ -38,8 +39,6 @@ export interface MergeFunction {
 }
 
 export type MergeEngineName = 'deduplicate' | 'partial-update' | 'aggregation' | 'first-row';
-
-const bool = (v: string | undefined): boolean => v !== undefined && v.trim().toLowerCase() === 'true';
 
 export class DeduplicateMergeFunction implements MergeFunction {
   private latest: KeyValue | null = null;

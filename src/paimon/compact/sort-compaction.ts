@@ -36,15 +36,15 @@ import { SchemaManager } from '../schema-manager.js';
 import type { Snapshot } from '../snapshot.js';
 import { partitionSpec, type PartitionField } from '../partition-path.js';
 import { parseDataField, type DataFieldSpec } from '../data/field-type.js';
-import type { TableSchemaLike } from '../data/data-file-layout.js';
 import { parseMemorySize } from '../data/data-file-layout.js';
 import { AppendDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
 import { readValueRows } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import type { InternalRow } from '../data/internal-row.js';
 import { connectDuckDB, duckWriteType, fromDuckConverter, quoteIdent, toDuckConverter } from '../data/duckdb-engine.js';
-import { checkCompactable } from './compact-table.js';
+import { checkCompactable, schemaLike, type SchemaLike } from './compact-table.js';
 import { sortKeyEncoder, type SortKeyEncoder, type SortStrategy } from './sort-key.js';
+import { optionBool as bool } from '../core-options.js';
 
 export interface SortCompactOptions {
   fileIO: FileIO;
@@ -84,13 +84,6 @@ export interface SortCompactResult {
   skippedReason: string | null;
 }
 
-type SchemaLike = TableSchemaLike & { fieldSpecs: DataFieldSpec[] };
-
-function schemaLike(s: TableSchema): SchemaLike {
-  return { id: s.id, fields: s.fields, partitionKeys: s.partitionKeys, primaryKeys: s.primaryKeys, options: s.options, fieldSpecs: s.fields.map((f) => parseDataField(f)) };
-}
-
-const bool = (v: string | undefined): boolean => v !== undefined && v.trim().toLowerCase() === 'true';
 
 /**
  * The table checks of a sort compaction (Spark's messages where it has them), before any work:
