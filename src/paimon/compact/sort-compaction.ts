@@ -42,7 +42,7 @@ import { readValueRows } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import type { InternalRow } from '../data/internal-row.js';
 import { connectDuckDB, duckWriteType, fromDuckConverter, quoteIdent, toDuckConverter } from '../data/duckdb-engine.js';
-import { checkCompactable, schemaLike, type SchemaLike } from './compact-table.js';
+import { checkCompactable, schemaLike, type CompactTableResult, type SchemaLike } from './compact-table.js';
 import { sortKeyEncoder, type SortKeyEncoder, type SortStrategy } from './sort-key.js';
 import { optionBool as bool } from '../core-options.js';
 
@@ -71,18 +71,8 @@ export interface SortCompactProgress {
   bytesWritten: bigint;
 }
 
-export interface SortCompactResult {
-  baseSnapshotId: number | null;
-  committedSnapshotId: number | null;
-  partitions: number;
-  filesBefore: number;
-  filesAfter: number;
-  bytesBefore: bigint;
-  bytesAfter: bigint;
-  rowsRead: bigint;
-  rowsWritten: bigint;
-  skippedReason: string | null;
-}
+/** A compaction's result without what only bucketed/primary-key compaction has (buckets, level upgrades, deletion vectors). */
+export type SortCompactResult = Omit<CompactTableResult, 'buckets' | 'filesUpgraded' | 'deletionVectorsApplied' | 'dvIndexFilesWritten'>;
 
 
 /**
