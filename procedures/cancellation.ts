@@ -11,6 +11,7 @@
  *   disconnect), and procedures/errors.ts `abortError` turns it into TIMEOUT or
  *   QUERY_INTERRUPTED with a message that says whether anything was committed.
  */
+import { createHash } from 'node:crypto';
 import { CallTimeoutReason, ProcedureError } from './errors.js';
 
 /** The user variable a session sets to change its calls' default limit: `SET @paimon_call_timeout = '10m'`. */
@@ -102,8 +103,28 @@ export class JobCancelReason extends Error {
   }
 }
 
+/** `CALL sys.cancel_job('call-...')` of a running synchronous call (procedures/jobs/job-procedures.ts). */
+export class CallCancelReason extends Error {
+  constructor(readonly callId: string, readonly byConnectionId: number | null) {
+    super(`cancelled by cancel_job('${callId}')${byConnectionId === null ? '' : ` from connection ${byConnectionId}`}`);
+    this.name = 'CallCancelReason';
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The registry
+
+/** The last progress a running call reported (ctx.progress), as list_jobs shows it. */
+export interface CallProgress {
+  phase: string;
+  done?: number;
+  total?: number;
+  message?: string;
+  /** When this phase was entered (epoch ms). */
+  phaseStartedAt: number;
+  /** When the last report arrived (epoch ms). */
+  updatedAt: number;
+}
 
 export interface RunningCall {
   connectionId: number;
@@ -112,10 +133,49 @@ export interface RunningCall {
   startedAt: number;
   /** Who runs it (KILL from another user is refused with 1095). */
   user?: string;
+  /**
+   * The id list_jobs / job_status / cancel_job show for this call: `call-` and the first 12 hex
+   * digits of its query id (the audit record's and the trace's `queryId`), see callIdOf.
+   */
+  callId: string;
+  catalog?: string;
+  clientAddress?: string;
+  /** What it acts on once its arguments are bound: `db.table[$branch_x]`, `db.*` or `db`. */
+  target?: string;
+  dryRun?: boolean;
+  /** The CALL only submits an `async => true` job (the job, not this entry, is the work). */
+  submitsJob?: boolean;
+  /** Last progress reported; absent until the procedure reports one. */
+  progress?: CallProgress;
+}
+
+/** What a caller gives when it registers a call (the registry adds startedAt, callId, progress). */
+export type NewRunningCall = Omit<RunningCall, 'startedAt' | 'callId' | 'progress'>;
+
+/** What may be filled in while a call runs (ops-hooks: once the arguments are bound). */
+export type RunningCallDetails = Partial<Pick<RunningCall, 'catalog' | 'target' | 'dryRun' | 'clientAddress'>>;
+
+/**
+ * The stable id of a running synchronous call: `call-` + 12 lower-case hex digits, the first 12
+ * of its query id when that is a UUID (so the audit record is easy to find), else of a SHA-256
+ * of it.
+ */
+export function callIdOf(queryId: string): string {
+  const hex = /^[0-9a-f]{8}-?[0-9a-f]{4}/i.test(queryId) ? queryId.replace(/-/g, '').toLowerCase().slice(0, 12) : '';
+  return `call-${/^[0-9a-f]{12}$/.test(hex) ? hex : createHash('sha256').update(queryId).digest('hex').slice(0, 12)}`;
+}
+
+export function isCallId(s: string): boolean {
+  return /^call-[0-9a-f]{12}$/.test(s);
 }
 
 interface Entry extends RunningCall {
   controller: AbortController;
+}
+
+function snapshot(e: Entry): RunningCall {
+  const { controller: _c, ...rest } = e;
+  return { ...rest, ...(e.progress ? { progress: { ...e.progress } } : {}) };
 }
 
 export interface CallHandle {
@@ -130,29 +190,47 @@ export interface CallHandle {
 
 /**
  * Running local procedures by connection id, per proxy process: the one record of what runs
- * (the router registers every intercepted CALL here with `track`; KILL, disconnects and
- * `list()` read it). The session asks `kill` when a
+ * (the router registers every intercepted CALL here with `track`; KILL, disconnects,
+ * `list()` and list_jobs / job_status / cancel_job read it). The session asks `kill` when a
  * client sends `KILL [QUERY|CONNECTION] <id>`: if `<id>` runs a local procedure here it is
  * aborted and `kill` returns true (answer OK to the killer; for KILL CONNECTION also close the
  * victim and forward the KILL upstream); otherwise the KILL goes to the FE unchanged.
+ * A call's progress (`progress`) and bound target (`describe`) are kept on its entry, so another
+ * session can see how far a synchronous CALL has got while it runs.
  */
 export class CancellationRegistry {
   private readonly byConnection = new Map<number, Set<Entry>>();
+  private readonly byQuery = new Map<string, Entry>();
 
-  /**
-   * Start a call: a signal that aborts after `timeoutMs` (Infinity: never; the executor may
-   * own the deadline), on `kill(connectionId)`, or when
-   * `disconnect` aborts (the session's "client is gone" signal for a synchronous call).
-   */
-  start(call: Omit<RunningCall, 'startedAt'>, timeoutMs: number, disconnect?: AbortSignal): CallHandle {
-    const controller = new AbortController();
-    const entry: Entry = { ...call, startedAt: Date.now(), controller };
+  constructor(private readonly now: () => number = Date.now) {}
+
+  private add(call: NewRunningCall, controller: AbortController): Entry {
+    const entry: Entry = { ...call, startedAt: this.now(), callId: callIdOf(call.queryId), controller };
     let set = this.byConnection.get(call.connectionId);
     if (!set) {
       set = new Set();
       this.byConnection.set(call.connectionId, set);
     }
     set.add(entry);
+    this.byQuery.set(call.queryId, entry);
+    return entry;
+  }
+
+  private remove(entry: Entry): void {
+    const s = this.byConnection.get(entry.connectionId);
+    s?.delete(entry);
+    if (s && s.size === 0) this.byConnection.delete(entry.connectionId);
+    if (this.byQuery.get(entry.queryId) === entry) this.byQuery.delete(entry.queryId);
+  }
+
+  /**
+   * Start a call: a signal that aborts after `timeoutMs` (Infinity: never; the executor may
+   * own the deadline), on `kill(connectionId)`, or when
+   * `disconnect` aborts (the session's "client is gone" signal for a synchronous call).
+   */
+  start(call: NewRunningCall, timeoutMs: number, disconnect?: AbortSignal): CallHandle {
+    const controller = new AbortController();
+    const entry = this.add(call, controller);
     // No timer when the executor enforces the deadline itself (timeoutMs = Infinity).
     const timer = Number.isFinite(timeoutMs) ? setTimeout(() => controller.abort(new CallTimeoutReason(timeoutMs)), timeoutMs) : undefined;
     timer?.unref();
@@ -171,9 +249,7 @@ export class CancellationRegistry {
         disposed = true;
         if (timer) clearTimeout(timer);
         disconnect?.removeEventListener('abort', onGone);
-        const s = this.byConnection.get(call.connectionId);
-        s?.delete(entry);
-        if (s && s.size === 0) this.byConnection.delete(call.connectionId);
+        this.remove(entry);
       },
     };
   }
@@ -183,19 +259,58 @@ export class CancellationRegistry {
    * signal, which already carries disconnects; the executor owns the deadline). Returns the
    * function that stops tracking it; call it in `finally`.
    */
-  track(call: Omit<RunningCall, 'startedAt'>, controller: AbortController): () => void {
-    const entry: Entry = { ...call, startedAt: Date.now(), controller };
-    let set = this.byConnection.get(call.connectionId);
-    if (!set) {
-      set = new Set();
-      this.byConnection.set(call.connectionId, set);
-    }
-    set.add(entry);
-    return () => {
-      const s = this.byConnection.get(call.connectionId);
-      s?.delete(entry);
-      if (s && s.size === 0) this.byConnection.delete(call.connectionId);
+  track(call: NewRunningCall, controller: AbortController): () => void {
+    const entry = this.add(call, controller);
+    return () => this.remove(entry);
+  }
+
+  /** Record a progress report of a running call (unknown query ids are ignored: the call has ended). */
+  progress(queryId: string, update: { phase: string; done?: number; total?: number; message?: string }): void {
+    const e = this.byQuery.get(queryId);
+    if (!e) return;
+    const now = this.now();
+    const phaseStartedAt = e.progress && e.progress.phase === update.phase ? e.progress.phaseStartedAt : now;
+    e.progress = {
+      phase: update.phase,
+      ...(update.done !== undefined ? { done: update.done } : {}),
+      ...(update.total !== undefined ? { total: update.total } : {}),
+      ...(update.message !== undefined ? { message: update.message } : {}),
+      phaseStartedAt,
+      updatedAt: now,
     };
+  }
+
+  /** Fill in what is known once the call is bound (target table, catalog, dry run). */
+  describe(queryId: string, details: RunningCallDetails): void {
+    const e = this.byQuery.get(queryId);
+    if (!e) return;
+    for (const [k, v] of Object.entries(details)) if (v !== undefined) (e as unknown as Record<string, unknown>)[k] = v;
+  }
+
+  /** A running call by its call id (callIdOf), or undefined when none runs (any more). */
+  get(callId: string): RunningCall | undefined {
+    for (const e of this.byQuery.values()) if (e.callId === callId) return snapshot(e);
+    return undefined;
+  }
+
+  /** A running call by its query id. */
+  byQueryId(queryId: string): RunningCall | undefined {
+    const e = this.byQuery.get(queryId);
+    return e ? snapshot(e) : undefined;
+  }
+
+  /**
+   * Abort one call by its call id, as KILL QUERY would (the procedure stops at its next safe
+   * point; its error says whether anything was committed). True when it was running.
+   */
+  cancel(callId: string, reason: Error): boolean {
+    for (const e of this.byQuery.values()) {
+      if (e.callId === callId) {
+        e.controller.abort(reason);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Abort every call of a connection (with `reason`, default a KillReason). True when there was one to abort. */
@@ -216,20 +331,18 @@ export class CancellationRegistry {
 
   /** The calls a connection runs now (empty when none). */
   of(connectionId: number): RunningCall[] {
-    return [...(this.byConnection.get(connectionId) ?? [])].map((e) => ({ connectionId: e.connectionId, queryId: e.queryId, procedure: e.procedure, startedAt: e.startedAt, ...(e.user !== undefined ? { user: e.user } : {}) }));
+    return [...(this.byConnection.get(connectionId) ?? [])].map(snapshot);
   }
 
   isRunning(connectionId: number): boolean {
     return (this.byConnection.get(connectionId)?.size ?? 0) > 0;
   }
 
-  /** What runs now (for a processlist-style view). */
+  /** What runs now (for a processlist-style view), oldest first. */
   list(): RunningCall[] {
     const out: RunningCall[] = [];
-    for (const set of this.byConnection.values()) {
-      for (const e of set) out.push({ connectionId: e.connectionId, queryId: e.queryId, procedure: e.procedure, startedAt: e.startedAt, ...(e.user !== undefined ? { user: e.user } : {}) });
-    }
-    return out;
+    for (const set of this.byConnection.values()) for (const e of set) out.push(snapshot(e));
+    return out.sort((a, b) => a.startedAt - b.startedAt);
   }
 }
 

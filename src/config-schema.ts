@@ -88,6 +88,12 @@ export const configSchema = z.strictObject({
     .strictObject({
       level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
       file: z.string().optional(),
+      /**
+       * Progress of running procedures (sync CALLs and async jobs) at level info: a line when a
+       * call enters a new phase and, while it stays in one, a line at most (and at least) every
+       * this many ms with its latest counts. 0 turns these lines off.
+       */
+      progress_interval_ms: z.number().int().nonnegative().default(10_000),
     })
     .prefault({}),
   audit: z
@@ -134,6 +140,12 @@ export const configSchema = z.strictObject({
       default_timeout_ms: z.number().int().positive().default(3_600_000),
       max_timeout_ms: z.number().int().positive().default(86_400_000),
       delete_concurrency: z.number().int().positive().default(16),
+      /** remove_orphan_files keeps up to this many candidate files in memory (~100 bytes each), then spills to temp files. */
+      orphan_memory_files: z.number().int().positive().default(250_000),
+      /** Where remove_orphan_files spills (a `paimon-orphans-*` directory, removed after the call); default the OS temp dir. */
+      orphan_spill_dir: z.string().min(1).optional(),
+      /** Directories listed at once, and manifests read at once, by remove_orphan_files. */
+      orphan_list_concurrency: z.number().int().positive().default(8),
       compact_memory_budget_mb: z.number().int().positive().default(512),
       compact_concurrency: z.number().int().positive().default(2),
       /** A metadata-changing CALL on a table that another CALL holds: wait for it, or fail at once. */

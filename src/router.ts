@@ -233,10 +233,16 @@ export class Router implements StatementRouter {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     const queryId = randomUUID();
-    const untrack = this.calls.track({ connectionId: session.connectionId, queryId, procedure: procedure.toLowerCase(), user: session.user }, controller);
+    const req: CallRequest = { catalog, procedure, args, statement: sql, queryId };
+    const submitsJob = this.opts.asyncCalls?.isAsync(req) === true;
+    const untrack = this.calls.track(
+      { connectionId: session.connectionId, queryId, procedure: procedure.toLowerCase(), user: session.user, catalog, clientAddress: session.clientAddress, ...(submitsJob ? { submitsJob } : {}) },
+      controller,
+    );
+    // The procedure's progress goes on the call's entry, where list_jobs / job_status of other sessions read it.
+    if (!submitsJob) req.onProgress = (u) => this.calls.progress(queryId, u);
     try {
-      const req: CallRequest = { catalog, procedure, args, statement: sql, queryId };
-      if (this.opts.asyncCalls?.isAsync(req)) {
+      if (submitsJob && this.opts.asyncCalls) {
         try {
           return await this.opts.asyncCalls.submit(req, caller);
         } catch (e) {

@@ -66,6 +66,11 @@ export class JobManager {
     this.now = opts.now ?? Date.now;
   }
 
+  /** The identity of this proxy in the job store (the `owner` column of list_jobs). */
+  get owner(): string {
+    return this.opts.owner;
+  }
+
   /** Open the store (marking jobs interrupted by a restart as failed) and start polling for cancels. */
   async open(): Promise<{ interrupted: number }> {
     const r = await this.opts.store.open();

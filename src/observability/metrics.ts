@@ -307,6 +307,16 @@ export function serverStatsSnapshot(connectionsOpen: number, stats: SessionCount
   };
 }
 
+/** One running call's progress for the progress gauge. */
+export interface RunningProgress {
+  procedure: string;
+  /** Call id (`call-...`) of a synchronous CALL, job id of async work. */
+  id: string;
+  phase: string;
+  /** done/total in [0, 1]. */
+  fraction: number;
+}
+
 export type CallOutcomeLabel = 'succeeded' | 'failed' | 'denied' | 'cancelled' | 'timeout' | 'submitted';
 
 /**
@@ -322,6 +332,7 @@ export class ProxyMetrics {
   private readonly filesDeleted: Counter;
   private readonly jobsActive: UpDownCounter;
   private readonly jobsQueued: UpDownCounter;
+  private readonly callsRunning: UpDownCounter;
   private readonly refreshes: Counter;
   private readonly auditFailures: Counter;
 
@@ -338,6 +349,7 @@ export class ProxyMetrics {
     this.filesDeleted = meter.createCounter('paimon_proxy_files_deleted', { description: 'Files deleted by procedures' });
     this.jobsActive = meter.createUpDownCounter('paimon_proxy_jobs_active', { description: 'Procedures running now (sync and async)' });
     this.jobsQueued = meter.createUpDownCounter('paimon_proxy_jobs_queued', { description: 'Procedures waiting for a table lock or the heavy-job cap' });
+    this.callsRunning = meter.createUpDownCounter('paimon_proxy_calls_running', { description: 'Procedures running now, by procedure and mode (sync: a CALL waiting for its result; async: the work of a job)' });
     this.refreshes = meter.createCounter('paimon_proxy_fe_refreshes', { description: 'REFRESH TABLE statements sent to the FE, by outcome' });
     this.auditFailures = meter.createCounter('paimon_proxy_audit_write_failures', { description: 'Audit records that no sink accepted' });
     this.meter = meter;
@@ -411,6 +423,36 @@ export class ProxyMetrics {
   jobEnded(mode: 'sync' | 'async'): void {
     this.jobsActive.add(-1, { mode });
   }
+  /** A procedure started (+1) or ended (-1) running: `paimon_proxy_calls_running{procedure, mode}`. */
+  callRunning(procedure: string, mode: 'sync' | 'async', delta: 1 | -1): void {
+    this.callsRunning.add(delta, { procedure, mode });
+  }
+
+  private progressSources = new Set<() => Iterable<RunningProgress>>();
+
+  /**
+   * `paimon_proxy_call_progress_ratio{procedure, id, phase}`: done/total of the current phase
+   * of each running call that reported both (id: the call id of a synchronous CALL or the job
+   * id), read at scrape time from `source`. Returns the function that stops observing it.
+   */
+  observeProgress(source: () => Iterable<RunningProgress>): () => void {
+    if (!this.progressGauge) {
+      const g = this.meter.createObservableGauge('paimon_proxy_call_progress_ratio', { description: 'Fraction done (done/total) of the current phase of each running procedure that reports counts' });
+      this.progressGauge = g;
+      g.addCallback((r) => {
+        for (const src of this.progressSources) {
+          for (const p of src()) r.observe(p.fraction, { procedure: p.procedure, id: p.id, phase: p.phase });
+        }
+      });
+    }
+    this.progressSources.add(source);
+    return () => {
+      this.progressSources.delete(source);
+    };
+  }
+
+  private progressGauge: ReturnType<Meter['createObservableGauge']> | null = null;
+
   queued(delta: 1 | -1, reason: 'table_lock' | 'heavy_cap'): void {
     this.jobsQueued.add(delta, { reason });
   }

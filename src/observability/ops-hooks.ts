@@ -10,7 +10,7 @@ import type { CallHooks, CallInfo, CallOutcome } from '../../procedures/executor
 import type { ProgressUpdate } from '../../procedures/context.js';
 import { ProcedureError } from '../../procedures/errors.js';
 import { parseTableIdentifier } from '../../procedures/target.js';
-import { resolveTimeout, TIMEOUT_ARGUMENT, type TimeoutSettings } from '../../procedures/cancellation.js';
+import { callIdOf, resolveTimeout, TIMEOUT_ARGUMENT, type CancellationRegistry, type TimeoutSettings } from '../../procedures/cancellation.js';
 import { TableLockManager, tableLockKey } from '../../procedures/concurrency/table-lock.js';
 import type { HeavyJobLimiter } from '../../procedures/concurrency/heavy-job-limiter.js';
 import type { Warning } from '../route.js';
@@ -24,6 +24,7 @@ import type { ProxyMetrics } from './metrics.js';
 import { CallTrace, type Phase } from './tracing.js';
 import { maskText } from '../security/masking.js';
 import { CALLER_SCOPED_PROCEDURES } from '../../procedures/jobs/job-procedures.js';
+import { CallProgressLog, progressFraction, type ProgressSubject } from './progress-log.js';
 
 /** Procedures that count against the global cap on heavy work. */
 export const DEFAULT_HEAVY_PROCEDURES: ReadonlySet<string> = new Set(['compact', 'compact_database', 'remove_orphan_files', 'rewrite_file_index', 'purge_files']);
@@ -48,10 +49,28 @@ export interface OpsHooksOptions {
   timeouts?: TimeoutSettings & { session?: (connectionId: number) => unknown };
   tracer?: Tracer;
   now?: () => number;
+  /**
+   * The running-calls registry the router tracks synchronous CALLs in: their bound target and
+   * the phases of waiting for a table lock or a heavy-job slot are recorded on their entries
+   * (the procedure's own progress reaches it through the router), for list_jobs / job_status.
+   */
+  calls?: CancellationRegistry;
+  /** Progress lines in the log: at most one every `intervalMs` per call while a phase runs, one per phase change; 0: none. */
+  progressLog?: { intervalMs: number };
+}
+
+/** What ops hooks offer besides the executor hooks. */
+export interface OpsHooks extends CallHooks {
+  /** Stop the progress-log timers (shutdown). */
+  close(): void;
 }
 
 interface CallState {
   trace: CallTrace;
+  /** Who and what the progress lines and the progress gauge are about. */
+  subject: ProgressSubject;
+  /** The last progress the procedure reported. */
+  progress: ProgressUpdate | null;
   releases: (() => void)[];
   /** onStart ran (the active-jobs gauge was raised). */
   started: boolean;
@@ -122,10 +141,38 @@ export function callTarget(call: CallInfo): { catalog: string; database?: string
   return { catalog: call.catalog };
 }
 
-export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
+/** `db.table[$branch_x]`, `db.*` or `db` from a call's target, undefined when it names none. */
+export function targetText(t: { database?: string; table?: string }, branch?: string | null): string | undefined {
+  if (t.database === undefined) return undefined;
+  if (t.table === undefined) return t.database;
+  return `${t.database}.${t.table}${branch ? `$branch_${branch}` : ''}`;
+}
+
+function branchOf(call: CallInfo): string | null {
+  const table = call.args['table'];
+  if (typeof table !== 'string') return null;
+  try {
+    return parseTableIdentifier(table, { catalog: call.catalog, currentDatabase: call.caller.currentDatabase, allowWildcard: true, argument: 'table' }).branch;
+  } catch {
+    return null;
+  }
+}
+
+export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
   const now = opts.now ?? Date.now;
   const calls = new Map<string, CallState>();
   const heavy = opts.heavyProcedures ?? DEFAULT_HEAVY_PROCEDURES;
+  const progressLog = opts.progressLog && opts.logger && opts.progressLog.intervalMs > 0 ? new CallProgressLog({ logger: opts.logger, intervalMs: opts.progressLog.intervalMs, now }) : null;
+  const stopObservingProgress = opts.metrics?.observeProgress(function* () {
+    for (const st of calls.values()) {
+      const f = st.progress ? progressFraction(st.progress) : null;
+      if (f !== null) yield { procedure: st.subject.procedure, id: st.subject.jobId ?? st.subject.callId ?? st.subject.queryId, phase: st.progress!.phase, fraction: f };
+    }
+  });
+  /** A phase of the call's own (waiting for a lock or slot) on its running-calls entry; async work has none. */
+  const registryPhase = (call: CallInfo, phase: string, message?: string): void => {
+    if (call.jobId === undefined) opts.calls?.progress(call.queryId, { phase, ...(message !== undefined ? { message } : {}) });
+  };
 
   const stateOf = (call: CallInfo): CallState => {
     let st = calls.get(call.queryId);
@@ -140,13 +187,32 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
         'db.statement': maskText(call.statement),
         ...(call.jobId !== undefined ? { 'paimon.job_id': call.jobId } : {}),
       }, { ...(opts.tracer ? { tracer: opts.tracer } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}), now });
-      st = { trace, releases: [], started: false };
+      let target: string | undefined;
+      try {
+        target = targetText(callTarget(call), branchOf(call));
+      } catch {
+        target = undefined; // a bad identifier: authorize reports it
+      }
+      const subject: ProgressSubject = {
+        queryId: call.queryId,
+        ...(call.jobId === undefined ? { callId: callIdOf(call.queryId) } : { jobId: call.jobId }),
+        procedure: call.procedure,
+        catalog: call.catalog,
+        ...(target !== undefined ? { target } : {}),
+        connectionId: call.caller.connectionId,
+        user: call.caller.user,
+        dryRun: call.dryRun,
+        startedAt: call.startedAt,
+      };
+      st = { trace, subject, progress: null, releases: [], started: false };
+      // A synchronous CALL's entry in the running-calls registry learns what it acts on.
+      if (call.jobId === undefined) opts.calls?.describe(call.queryId, { catalog: call.catalog, ...(target !== undefined ? { target } : {}), dryRun: call.dryRun });
       calls.set(call.queryId, st);
     }
     return st;
   };
 
-  const hooks: CallHooks = {
+  const hooks: OpsHooks = {
     timeoutMs(call) {
       if (!opts.timeouts) return undefined;
       const session = opts.timeouts.session?.(call.caller.connectionId);
@@ -176,26 +242,55 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
         const release = await opts.locks.manager.acquire(
           tableLockKey(target.catalog, target.database, target.table),
           { procedure: call.procedure, queryId: call.queryId, connectionId: call.caller.connectionId },
-          { mode: opts.locks.mode, waitMs: opts.locks.waitMs, signal, onQueued: (d) => opts.metrics?.queued(d, 'table_lock') },
+          {
+            mode: opts.locks.mode,
+            waitMs: opts.locks.waitMs,
+            signal,
+            onQueued: (d) => {
+              opts.metrics?.queued(d, 'table_lock');
+              if (d === 1) registryPhase(call, 'waiting for the table lock', `another CALL changes ${tableLockKey(target.catalog, target.database!, target.table!)}`);
+            },
+          },
         );
         st.releases.push(release);
       }
       // An async job's work already holds its slot: the job manager took it before the job ran.
       if (opts.limiter && heavy.has(call.procedure) && !call.dryRun && (call.jobId === undefined || !opts.jobsHoldHeavySlots)) {
-        const release = await opts.limiter.acquire({ waitMs: opts.locks?.waitMs ?? 60_000, signal, onQueued: (d) => opts.metrics?.queued(d, 'heavy_cap') });
+        const limiter = opts.limiter;
+        const release = await limiter.acquire({
+          waitMs: opts.locks?.waitMs ?? 60_000,
+          signal,
+          onQueued: (d) => {
+            opts.metrics?.queued(d, 'heavy_cap');
+            if (d === 1) registryPhase(call, 'waiting for a heavy-job slot', `${limiter.active} of ${limiter.capacity} running (procedures.max_concurrent_heavy)`);
+          },
+        });
         st.releases.push(release);
       }
     },
 
     onStart(call) {
       const st = stateOf(call);
-      if (!st.started) opts.metrics?.jobStarted('sync');
+      if (!st.started) {
+        // Past the privilege check, lock and slot: the entry no longer says it waits.
+        registryPhase(call, 'started');
+        opts.metrics?.jobStarted('sync');
+        opts.metrics?.callRunning(call.procedure, call.jobId === undefined ? 'sync' : 'async', 1);
+      }
       st.started = true;
     },
 
     onProgress(call, update: ProgressUpdate) {
       const st = calls.get(call.queryId);
-      st?.trace.enter(tracePhaseOf(update.phase));
+      if (!st) return;
+      st.trace.enter(tracePhaseOf(update.phase));
+      st.progress = update;
+      progressLog?.report(st.subject, update);
+    },
+
+    close() {
+      progressLog?.close();
+      stopObservingProgress?.();
     },
 
     async afterChange(call, affected): Promise<Warning[]> {
@@ -213,6 +308,7 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
       }
       const st = calls.get(call.queryId);
       calls.delete(call.queryId);
+      progressLog?.end(call.queryId);
       const end = now();
       if (st) for (const r of st.releases.reverse()) r();
       const facts = resultFacts(outcome);
@@ -241,7 +337,10 @@ export function createOpsHooks(opts: OpsHooksOptions): CallHooks {
         { startedAt: call.startedAt, endedAt: end, failed: !outcome.ok, error },
       );
       st?.trace.end(record.outcome, error);
-      if (st?.started) opts.metrics?.jobEnded('sync');
+      if (st?.started) {
+        opts.metrics?.jobEnded('sync');
+        opts.metrics?.callRunning(call.procedure, call.jobId === undefined ? 'sync' : 'async', -1);
+      }
       opts.metrics?.callFinished(call.procedure, record.outcome as AuditOutcome, outcome.durationMs / 1000);
       opts.metrics?.deleted(call.procedure, facts.deletedFiles);
       opts.metrics?.rewritten(call.procedure, facts.rewrittenRows, facts.rewrittenBytes);

@@ -186,7 +186,11 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
   if (tracerProvider) log.info({ file: config.tracing.file ?? 'stderr' }, 'tracing: CALL spans are written as JSON lines');
 
   const sessionTimeouts = new SessionTimeouts();
+  // The router tracks every intercepted CALL here; the hooks add what it acts on and its waits.
+  const calls = new CancellationRegistry();
   const hooks = createOpsHooks({
+    calls,
+    progressLog: { intervalMs: config.logging.progress_interval_ms },
     logger: log,
     metrics,
     audit,
@@ -208,12 +212,12 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
   return {
     hooks,
     frameworkParams: FRAMEWORK_PARAMS,
-    jobProcedures: jobProcedures(() => jobs),
+    jobProcedures: jobProcedures(() => jobs, () => calls),
     jobs,
     metrics,
     audit,
     sessionTimeouts,
-    calls: new CancellationRegistry(),
+    calls,
     locks,
     limiter,
     metricsPort: metricsServer?.port ?? null,
@@ -226,6 +230,7 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
     },
     async close() {
       await jobs.close();
+      hooks.close();
       await refresher?.close();
       await audit.close();
       await tracerProvider?.shutdown();
