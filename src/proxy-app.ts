@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { ProcedureExecutor } from '../procedures/executor.js';
 import { createDefaultRegistry } from '../procedures/index.js';
 import { buildCatalogs } from './catalogs.js';
+import type { CatalogProvider } from '../procedures/catalog.js';
 import type { ProxyConfig } from './config-schema.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Router, type ConnectionDirectory } from './router.js';
@@ -32,15 +33,21 @@ export interface StartProxyOptions {
   router?: StatementRouter;
   /** Set in the worker processes of `listen.workers` > 1. */
   worker?: { index: number; count: number };
+  /**
+   * In-process only (tests): serve these catalogs instead of the ones built from
+   * `config.catalogs` (e.g. over a FileIO that lets a test hold a procedure between two file
+   * operations). The configuration cannot set it.
+   */
+  catalogs?: CatalogProvider;
 }
 
-export function createRouter(config: ProxyConfig, logger: Logger, connections: ConnectionDirectory, ops?: OpsRuntime): Router {
+export function createRouter(config: ProxyConfig, logger: Logger, connections: ConnectionDirectory, ops?: OpsRuntime, catalogs?: CatalogProvider): Router {
   const registry = createDefaultRegistry();
   // Issue 6: jobs through SQL, and the executor hooks (privileges, locks, timeouts, audit, metrics, FE refresh).
   for (const p of ops?.jobProcedures ?? []) registry.register(p);
   const executor = new ProcedureExecutor({
     registry,
-    catalogs: buildCatalogs(config),
+    catalogs: catalogs ?? buildCatalogs(config),
     limits: config.procedures,
     logger,
     // Secrets echoed in a procedure's error message are masked in the ERR packet, log and audit.
@@ -88,7 +95,7 @@ export async function startProxy(config: ProxyConfig, opts: StartProxyOptions = 
           return session && routerRef ? routerRef.userVariable(session, name) : undefined;
         },
       });
-  const router = opts.router ?? (routerRef = createRouter(config, logger, connections, ops));
+  const router = opts.router ?? (routerRef = createRouter(config, logger, connections, ops, opts.catalogs));
   server = await ProxyServer.create({ config, router, logger, worker: opts.worker });
   const address = await server.listen();
   const s = server;
