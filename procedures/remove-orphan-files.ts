@@ -1,6 +1,6 @@
 /**
  * `remove_orphan_files(table, older_than, dry_run, parallelism, mode)`: Paimon's
- * LocalOrphanFilesClean (see src/paimon/maintenance/orphan-files.ts), for one table or `db.*`.
+ * LocalOrphanFilesClean (see planning/orphan-clean.ts), for one table or `db.*`.
  *
  * Beyond Paimon:
  * - an `older_than` younger than `procedures.orphan_min_age_ms` (default 1 h) is refused
@@ -11,18 +11,26 @@
  * - every branch must have a schema (as Paimon), and nothing is deleted when any used file
  *   cannot be read (other than "gone", which means expired meanwhile);
  * - directories are never deleted (Paimon also removes empty bucket/partition directories;
- *   our FileIO has no "delete only if empty", so we leave them).
+ *   our FileIO has no "delete only if empty", so we leave them);
+ * - bounded memory: candidates are kept compactly and, past procedures.orphan_memory_files,
+ *   spilled to temp files (procedures.orphan_spill_dir) and matched partition by partition;
+ *   directories are listed procedures.orphan_list_concurrency at a time; deletes stream with
+ *   `parallelism` (default procedures.delete_concurrency) in flight. Progress is reported per
+ *   phase: list, reachability, match, recheck, delete.
  * `mode` accepts Paimon's `local` and `distributed`; both run here, in this process.
  */
 import { PaimonError } from '../src/paimon/errors.js';
 import { join } from '../src/paimon/path.js';
-import { recheckOrphans, scanOrphans, type OrphanCandidate, type OrphanLayout } from '../src/paimon/maintenance/orphan-files.js';
+import type { OrphanLayout } from '../src/paimon/maintenance/orphan-files.js';
 import type { DeletedFileKind, PlannedFile } from '../src/paimon/maintenance/types.js';
 import { ProcedureError } from './errors.js';
 import type { ProcedureContext } from './context.js';
 import { defineProcedure } from './registry.js';
 import type { ProcedureResult } from './result.js';
-import { deleteFiles, DeletionTally } from './planning/file-deleter.js';
+import { deleteFileStream, DeletionTally } from './planning/file-deleter.js';
+import { recheckOrphans, scanOrphanFiles, type OrphanCleanOptions } from './planning/orphan-clean.js';
+import { SpillSpace } from './planning/orphan-spill.js';
+import { CANDIDATE_AREAS, type CandidateArea } from './planning/orphan-store.js';
 import { MaintenanceTable } from './planning/table-context.js';
 import { parseTimestampMillis } from './planning/time-args.js';
 
@@ -39,7 +47,7 @@ export interface RemoveOrphanFilesArgs {
   force: boolean;
 }
 
-const KIND_OF_AREA: Record<OrphanCandidate['area'], DeletedFileKind> = {
+const KIND_OF_AREA: Record<CandidateArea, DeletedFileKind> = {
   data: 'data',
   manifest: 'manifest',
   index: 'index',
@@ -85,6 +93,7 @@ interface TableOutcome {
   pinned: number | null;
   candidates: number;
   rounds: number;
+  spilled: boolean;
 }
 
 async function cleanTable(
@@ -96,34 +105,64 @@ async function cleanTable(
   paths: string[],
   ctx: ProcedureContext,
 ): Promise<TableOutcome> {
-  const layout = layoutOf(t);
   const pinned = await t.latestSnapshotId();
-  ctx.progress({ phase: `scan ${t.identifier}` });
-  const scan = await scanOrphans({
+  const spill = new SpillSpace(ctx.limits.orphan_spill_dir);
+  const opts: OrphanCleanOptions = {
     fileIO: t.fileIO,
-    layout,
+    layout: layoutOf(t),
     olderThanMillis: olderThan,
     reader: t,
-    onProgress: (p) => ctx.progress({ phase: `${p.phase} ${t.identifier}`, done: p.done }),
-  });
-  ctx.throwIfAborted();
-  const { orphans, newRefs } = await recheckOrphans({ fileIO: t.fileIO, layout, reader: t }, scan);
-  if (newRefs > 0) ctx.logger.info({ table: t.identifier, newRefs }, 'remove_orphan_files: metadata appeared after the scan; its files are kept');
-  const planned: PlannedFile[] = orphans.map((o) => ({ path: o.path, kind: KIND_OF_AREA[o.area], bytes: o.size }));
-  for (const o of orphans) {
-    if (paths.length < MAX_LISTED_PATHS) paths.push(o.path);
+    memoryThreshold: ctx.limits.orphan_memory_files,
+    spill,
+    listConcurrency: ctx.limits.orphan_list_concurrency,
+    checkAbort: () => ctx.throwIfAborted(),
+    onProgress: (p) => ctx.progress({ phase: `${p.phase} ${t.identifier}`, done: p.done, ...(p.message ? { message: p.message } : {}) }),
+  };
+  try {
+    ctx.progress({ phase: `list ${t.identifier}`, done: 0 });
+    const scan = await scanOrphanFiles(opts);
+    try {
+      ctx.throwIfAborted();
+      const newRefs = await recheckOrphans(opts, scan);
+      if (newRefs > 0) ctx.logger.info({ table: t.identifier, newRefs }, 'remove_orphan_files: metadata appeared after the scan; its files are kept');
+      ctx.logger.info(
+        {
+          table: t.identifier,
+          candidates: scan.candidateCount,
+          orphans: scan.orphans.count,
+          directories: scan.listing.directoriesListed,
+          metadataFilesRead: scan.metadataFilesRead,
+          manifestsRead: scan.reach.manifestsRead,
+          spilled: scan.spilled,
+          peakCandidatesInMemory: scan.peakInMemory,
+        },
+        'remove_orphan_files: scan done',
+      );
+      const orphans = scan.orphans;
+      const planned = function* (): Generator<PlannedFile> {
+        for (const c of orphans.entries()) {
+          const path = join(scan.dirs.path(c.dir), c.name);
+          if (paths.length < MAX_LISTED_PATHS) paths.push(path);
+          yield { path, kind: KIND_OF_AREA[CANDIDATE_AREAS[c.area] ?? 'data'], bytes: c.size };
+        }
+      };
+      if (orphans.count > 0 && !dryRun) {
+        ctx.markCommitted();
+        ctx.reportAffected(t.identifier);
+      }
+      await deleteFileStream(t.fileIO, planned(), orphans.count, tally, {
+        concurrency,
+        dryRun,
+        signal: ctx.signal,
+        onProgress: (done, total) => ctx.progress({ phase: `delete ${t.identifier}`, done, total }),
+      });
+      return { identifier: t.identifier, pinned, candidates: scan.candidateCount, rounds: scan.rounds, spilled: scan.spilled };
+    } finally {
+      scan.orphans.dispose();
+    }
+  } finally {
+    spill.dispose();
   }
-  if (planned.length > 0 && !dryRun) {
-    ctx.markCommitted();
-    ctx.reportAffected(t.identifier);
-  }
-  await deleteFiles(t.fileIO, planned, tally, {
-    concurrency,
-    dryRun,
-    signal: ctx.signal,
-    onProgress: (done, total) => ctx.progress({ phase: `delete ${t.identifier}`, done, total }),
-  });
-  return { identifier: t.identifier, pinned, candidates: scan.candidateCount, rounds: scan.rounds };
 }
 
 export async function runRemoveOrphanFiles(args: RemoveOrphanFilesArgs, ctx: ProcedureContext): Promise<ProcedureResult> {

@@ -50,33 +50,65 @@ export interface DeleteOptions {
  * the crash-safe order holds). Unknown sizes are read with getStatus first.
  */
 export async function deleteFiles(fileIO: FileIO, files: readonly PlannedFile[], tally: DeletionTally, opts: DeleteOptions): Promise<void> {
-  let next = 0;
+  await deleteFileStream(fileIO, files, files.length, tally, opts);
+}
+
+/**
+ * `deleteFiles` over files produced one at a time (a spilled orphan list): at most
+ * `concurrency` files are in flight, nothing else is held. `total` is for progress only.
+ */
+export async function deleteFileStream(
+  fileIO: FileIO,
+  files: Iterable<PlannedFile>,
+  total: number,
+  tally: DeletionTally,
+  opts: DeleteOptions,
+): Promise<void> {
+  const it = files[Symbol.iterator]();
+  let exhausted = false;
+  let failed = false;
   let done = 0;
-  const total = files.length;
+  const take = (): PlannedFile | null => {
+    if (exhausted || failed) return null;
+    const r = it.next();
+    if (r.done) {
+      exhausted = true;
+      return null;
+    }
+    return r.value;
+  };
   const worker = async (): Promise<void> => {
-    for (;;) {
-      const i = next++;
-      if (i >= total) return;
-      opts.beforeEach?.();
-      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-      const f = files[i];
-      let bytes = f.bytes;
-      if (bytes === null) {
-        const st = await fileIO.getStatus(f.path);
-        if (st === null) {
-          done++;
-          continue; // already gone
+    try {
+      for (;;) {
+        const f = take();
+        if (f === null) return;
+        opts.beforeEach?.();
+        if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+        let bytes = f.bytes;
+        if (bytes === null) {
+          const st = await fileIO.getStatus(f.path);
+          if (st === null) {
+            done++;
+            continue; // already gone
+          }
+          bytes = st.size;
         }
-        bytes = st.size;
+        if (opts.dryRun) tally.add(f.kind, bytes);
+        else if (await fileIO.delete(f.path)) tally.add(f.kind, bytes);
+        done++;
+        if (opts.onProgress && done % 1000 === 0) opts.onProgress(done, total);
       }
-      if (opts.dryRun) tally.add(f.kind, bytes);
-      else if (await fileIO.delete(f.path)) tally.add(f.kind, bytes);
-      done++;
-      if (opts.onProgress && done % 1000 === 0) opts.onProgress(done, total);
+    } catch (e) {
+      failed = true;
+      throw e;
     }
   };
-  const n = Math.max(1, Math.min(opts.concurrency, total));
-  await Promise.all(Array.from({ length: n }, worker));
+  const n = Math.max(1, Math.min(opts.concurrency, total > 0 ? total : 1));
+  try {
+    await Promise.all(Array.from({ length: n }, worker));
+  } finally {
+    it.return?.();
+  }
   opts.onProgress?.(done, total);
 }
 

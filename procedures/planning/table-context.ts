@@ -11,7 +11,7 @@ import { branchPath } from '../../src/paimon/branch.js';
 import { FileStorePathFactory } from '../../src/paimon/file-store-path-factory.js';
 import { findEarliest, findLatest, listOriginalVersionedFiles, listVersionedFileStatus } from '../../src/paimon/hint-file.js';
 import { parseJson, type JsonObject, type JsonValue } from '../../src/paimon/json.js';
-import { ManifestFile } from '../../src/paimon/manifest-file.js';
+import { ManifestFile, mapIter } from '../../src/paimon/manifest-file.js';
 import type { ManifestEntry } from '../../src/paimon/manifest-entry.js';
 import { manifestFileMetaFromRecord } from '../../src/paimon/manifest-file-meta.js';
 import { readObjectsFile } from '../../src/paimon/objects-file.js';
@@ -22,6 +22,7 @@ import type {
   FileLocator,
   IndexFileRef,
   MaintenanceFileEntry,
+  ManifestFileNames,
   MaintenanceReader,
   ManifestFileRef,
   SnapshotLike,
@@ -142,6 +143,11 @@ export class MaintenanceTable implements MaintenanceReader, FileLocator {
 
   async readManifest(name: string): Promise<MaintenanceFileEntry[]> {
     return (await this.manifestFile.read(name)).map((e) => this.toMaintenanceEntry(e));
+  }
+
+  /** The file names of a manifest's entries, decoded one block at a time (orphan cleaning: a base manifest can hold 100,000s of entries). */
+  async iterateManifestFiles(name: string): Promise<Iterable<ManifestFileNames>> {
+    return mapIter(await this.manifestFile.iterate(name), (e) => e.file);
   }
 
   toMaintenanceEntry(e: ManifestEntry): MaintenanceFileEntry {

@@ -65,6 +65,18 @@ export interface MaintenanceReader {
   readManifestList(name: string): Promise<ManifestFileRef[]>;
   readManifest(name: string): Promise<MaintenanceFileEntry[]>;
   readIndexManifest(name: string): Promise<IndexFileRef[]>;
+  /**
+   * Optional: only the file names of a manifest's entries, decoded lazily (errors may surface
+   * while iterating). Orphan cleaning uses it when present, so that a large manifest is never
+   * held decoded as a whole.
+   */
+  iterateManifestFiles?(name: string): Promise<Iterable<ManifestFileNames>>;
+}
+
+/** The names an entry of a manifest reaches: its data file and the extra files beside it. */
+export interface ManifestFileNames {
+  fileName: string;
+  extraFiles: readonly string[];
 }
 
 /** Where files live: the table root for `manifest/`, `index/`, `statistics/` and data. */

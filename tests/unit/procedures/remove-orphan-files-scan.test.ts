@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { LocalFileIO } from '../../../src/paimon/local-file-io.js';
 import { isPaimonError } from '../../../src/paimon/errors.js';
-import { scanOrphans, parseSnapshotLike } from '../../../src/paimon/maintenance/orphan-files.js';
-import type { SnapshotLike } from '../../../src/paimon/maintenance/types.js';
+import { parseSnapshotLike, type OrphanLayout } from '../../../src/paimon/maintenance/orphan-files.js';
+import type { MaintenanceReader, SnapshotLike } from '../../../src/paimon/maintenance/types.js';
+import { scanOrphanFiles } from '../../../procedures/planning/orphan-clean.js';
+import { SpillSpace } from '../../../procedures/planning/orphan-spill.js';
 import { FakeTable } from './maintenance-fixture.js';
 
 const OLD = Date.now() / 1000 - 7 * 86400; // seconds, a week ago
@@ -65,9 +67,34 @@ function materialize(root: string, t: FakeTable): void {
   for (const s of t.snapshots.values()) if (s.statistics) put(root, `statistics/${s.statistics}`);
 }
 
+/**
+ * The orphan names scanOrphanFiles finds, with `threshold` candidates in memory (a small one
+ * makes the scan spill and re-split partitions). Checks the spill directory is gone afterwards.
+ */
+async function orphanNames(layout: OrphanLayout, olderThanMillis: number, reader: MaintenanceReader, threshold = 1_000_000): Promise<string[]> {
+  const spill = new SpillSpace(join(dir, 'spill'), 3);
+  try {
+    const scan = await scanOrphanFiles({
+      fileIO: new LocalFileIO(),
+      layout,
+      olderThanMillis,
+      reader,
+      memoryThreshold: threshold,
+      spill,
+      listConcurrency: 3,
+    });
+    const names = [...scan.orphans.entries()].map((c) => c.name);
+    assert.equal(names.length, scan.orphans.count);
+    scan.orphans.dispose();
+    return names;
+  } finally {
+    spill.dispose();
+    assert.equal(spill.location, null);
+  }
+}
+
 describe('remove_orphan_files reachability scan', () => {
   test('property: deletes every planted old orphan and nothing any snapshot, tag, branch or changelog reaches', async () => {
-    const fileIO = new LocalFileIO();
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -81,7 +108,8 @@ describe('remove_orphan_files reachability scan', () => {
         fc.option(fc.nat(20), { nil: undefined }), // a long-lived changelog
         fc.nat(5), // planted old orphans
         fc.nat(3), // planted young files
-        async (ops, expireRaw, tagIds, branchFrom, changelogId, orphanCount, youngCount) => {
+        fc.constantFrom(1_000_000, 1, 2, 7), // candidates kept in memory before spilling
+        async (ops, expireRaw, tagIds, branchFrom, changelogId, orphanCount, youngCount, threshold) => {
           const root = join(dir, `t${run++}`);
           const t = new FakeTable();
           let c = 0;
@@ -132,13 +160,12 @@ describe('remove_orphan_files reachability scan', () => {
           planted.push('.snapshot-99.tmp-uuid.tmp');
           for (let i = 0; i < youngCount; i++) put(root, `bucket-0/data-young-${i}.parquet`, 'x', false);
 
-          const result = await scanOrphans({
-            fileIO,
-            layout: { tableRoot: root, partitionKeyCount: 0, dataRoot: root, externalPaths: [] },
-            olderThanMillis: Date.now() - DAY,
-            reader: t,
-          });
-          const found = result.orphans.map((o) => o.name);
+          const found = await orphanNames(
+            { tableRoot: root, partitionKeyCount: 0, dataRoot: root, externalPaths: [] },
+            Date.now() - DAY,
+            t,
+            threshold,
+          );
           const reachable = new Set<string>();
           for (const s of keep) for (const f of t.reachable(s, true)) reachable.add(f);
           for (const f of found) assert.ok(!reachable.has(f), `deleted reachable ${f}`);
@@ -160,12 +187,7 @@ describe('remove_orphan_files reachability scan', () => {
     put(root, 'schema/schema-0', '{}');
     put(root, 'branch/branch-half/snapshot/EARLIEST', '1');
     await assert.rejects(
-      scanOrphans({
-        fileIO: new LocalFileIO(),
-        layout: { tableRoot: root, partitionKeyCount: 0, dataRoot: root, externalPaths: [] },
-        olderThanMillis: Date.now(),
-        reader: new FakeTable(),
-      }),
+      orphanNames({ tableRoot: root, partitionKeyCount: 0, dataRoot: root, externalPaths: [] }, Date.now(), new FakeTable()),
       (e) => isPaimonError(e, 'CORRUPT_METADATA') && /Branches \[half\] have no schemas/.test(e.message),
     );
   });
@@ -176,13 +198,8 @@ describe('remove_orphan_files reachability scan', () => {
     put(root, 'dt=1/hh=2/bucket-0/data-a.parquet');
     put(root, 'dt=1/not-a-partition/bucket-0/data-b.parquet');
     put(root, 'dt=1/hh=2/bucket-0/nested/deeper.parquet');
-    const r = await scanOrphans({
-      fileIO: new LocalFileIO(),
-      layout: { tableRoot: root, partitionKeyCount: 2, dataRoot: root, externalPaths: [] },
-      olderThanMillis: Date.now(),
-      reader: new FakeTable(),
-    });
-    assert.deepEqual(r.orphans.map((o) => o.name), ['data-a.parquet']);
+    const names = await orphanNames({ tableRoot: root, partitionKeyCount: 2, dataRoot: root, externalPaths: [] }, Date.now(), new FakeTable());
+    assert.deepEqual(names, ['data-a.parquet']);
   });
 
   test('parses the snapshot fields it needs, keeping 64-bit values out of the way', () => {

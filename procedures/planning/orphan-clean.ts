@@ -1,0 +1,218 @@
+/**
+ * Orphan detection for remove_orphan_files in bounded memory: Paimon's OrphanFilesClean /
+ * LocalOrphanFilesClean, with more guards.
+ *
+ *   1. List candidates FIRST (orphan-listing.ts, several directories at once) into a compact
+ *      store that spills to temp files past a threshold (orphan-store.ts).
+ *   2. THEN read the generation (branches, snapshots, tags, long-lived changelogs) and hand
+ *      every file name they reach to the store (orphan-reachable.ts). A commit that lands
+ *      during the listing is therefore seen here.
+ *   3. Re-read the generation; anything new (a commit, tag, branch or changelog that appeared
+ *      meanwhile) is read too, until two reads agree (bounded rounds).
+ *   4. Orphans = candidates whose file name nothing reaches (a hash-partitioned anti-join when
+ *      spilled); they form a new store, which may spill too.
+ *   5. `recheck`, right before deleting: the generation once more; whatever is new is read
+ *      and its names are removed from the orphans the same way.
+ *
+ * Files of writes still in flight look orphaned until their commit lands: only `older_than`
+ * protects them, which is why the procedure refuses a young `older_than` unless forced.
+ */
+import { PaimonError } from '../../src/paimon/errors.js';
+import type { FileIO } from '../../src/paimon/file-io.js';
+import {
+  checkBranchesHaveSchemas,
+  listBranches,
+  listGeneration,
+  metaRefKey,
+  readMetaRef,
+  type MetaRef,
+  type OrphanLayout,
+} from '../../src/paimon/maintenance/orphan-files.js';
+import type { MaintenanceReader } from '../../src/paimon/maintenance/types.js';
+import { listCandidates } from './orphan-listing.js';
+import { markReachable, type ReachStats } from './orphan-reachable.js';
+import { SpillSpace } from './orphan-spill.js';
+import { CandidateStore, DirTable, type ReachableSink } from './orphan-store.js';
+
+export interface OrphanProgress {
+  phase: 'list' | 'reachability' | 'match' | 'recheck';
+  done: number;
+  message?: string;
+}
+
+export interface OrphanCleanOptions {
+  fileIO: FileIO;
+  layout: OrphanLayout;
+  olderThanMillis: number;
+  reader: MaintenanceReader;
+  /** Candidates (and later orphans) kept in memory before spilling to `spill`. */
+  memoryThreshold: number;
+  spill: SpillSpace;
+  /** Directories listed at once, and manifests read at once. */
+  listConcurrency: number;
+  /** Bound on re-reads of the generation while writers keep committing. */
+  maxRounds?: number;
+  checkAbort?: () => void;
+  onProgress?: (p: OrphanProgress) => void;
+}
+
+export interface OrphanScan {
+  /** Candidates nothing reached (consume with `orphans.entries()`; `dispose()` when done). */
+  orphans: CandidateStore;
+  dirs: DirTable;
+  candidateCount: number;
+  /** Snapshots + tags + changelogs read, over all branches and all rounds. */
+  metadataFilesRead: number;
+  /** Generation rounds until two consecutive listings agreed (1 = nothing changed meanwhile). */
+  rounds: number;
+  branches: string[];
+  /** Keys (metaRefKey) of every snapshot, tag and changelog file already accounted for. */
+  knownRefs: Set<string>;
+  /** Manifests already read (a later snapshot sharing them adds nothing new). */
+  seenManifests: Set<string>;
+  reach: ReachStats;
+  /** Directories and entries listed. */
+  listing: { directoriesListed: number; entriesSeen: number };
+  /** Whether anything went to temp files. */
+  spilled: boolean;
+  /** Most candidates held in memory at once. */
+  peakInMemory: number;
+}
+
+async function currentGeneration(fileIO: FileIO, tableRoot: string): Promise<{ branches: string[]; refs: MetaRef[] }> {
+  const branches = await listBranches(fileIO, tableRoot);
+  await checkBranchesHaveSchemas(fileIO, tableRoot, branches);
+  return { branches, refs: await listGeneration(fileIO, tableRoot, branches) };
+}
+
+async function readRefs(
+  fresh: readonly MetaRef[],
+  known: Set<string>,
+  sink: ReachableSink,
+  seenManifests: Set<string>,
+  reach: ReachStats,
+  opts: OrphanCleanOptions,
+  phase: OrphanProgress['phase'],
+  counter: { read: number },
+): Promise<void> {
+  for (const r of fresh) {
+    opts.checkAbort?.();
+    known.add(metaRefKey(r));
+    const s = await readMetaRef(opts.fileIO, r);
+    counter.read++;
+    if (s !== null) {
+      await markReachable(s, {
+        reader: opts.reader,
+        mark: (n) => sink.mark(n),
+        seenManifests,
+        concurrency: opts.listConcurrency,
+        stats: reach,
+        ...(opts.checkAbort ? { checkAbort: opts.checkAbort } : {}),
+      });
+    }
+    opts.onProgress?.({ phase, done: counter.read, message: `${reach.manifestsRead} manifests, ${reach.entriesRead} entries read` });
+  }
+}
+
+/** Steps 1-4. Deleting is the caller's job (after `recheck`). */
+export async function scanOrphanFiles(opts: OrphanCleanOptions): Promise<OrphanScan> {
+  const { fileIO, layout } = opts;
+  const maxRounds = opts.maxRounds ?? 5;
+
+  // Branches as of the listing: their snapshot/ and changelog/ temp files are candidates.
+  const listedBranches = await listBranches(fileIO, layout.tableRoot);
+  await checkBranchesHaveSchemas(fileIO, layout.tableRoot, listedBranches);
+
+  const dirs = new DirTable();
+  const candidates = new CandidateStore(opts.spill, opts.memoryThreshold);
+  let orphans: CandidateStore | null = null;
+  try {
+    const listing = await listCandidates({
+      fileIO,
+      layout,
+      branches: listedBranches,
+      olderThanMillis: opts.olderThanMillis,
+      concurrency: opts.listConcurrency,
+      store: candidates,
+      dirs,
+      ...(opts.checkAbort ? { checkAbort: opts.checkAbort } : {}),
+      onProgress: (p) =>
+        opts.onProgress?.({ phase: 'list', done: p.entriesSeen, message: `${p.directoriesListed} directories listed, ${p.candidates} candidate files` }),
+    });
+
+    const sink = candidates.reachableSink();
+    const known = new Set<string>();
+    const seenManifests = new Set<string>();
+    const reach: ReachStats = { manifestListsRead: 0, manifestsRead: 0, entriesRead: 0 };
+    const counter = { read: 0 };
+    let rounds = 0;
+    let branches = listedBranches;
+    for (;;) {
+      rounds++;
+      // Read the generation after the listing: branches first, then each branch's files.
+      const gen = await currentGeneration(fileIO, layout.tableRoot);
+      branches = gen.branches;
+      const fresh = gen.refs.filter((r) => !known.has(metaRefKey(r)));
+      if (fresh.length === 0 && rounds > 1) break;
+      if (rounds > maxRounds) {
+        throw new PaimonError(
+          'COMMIT_CONFLICT',
+          `the table kept changing while its used files were collected (${maxRounds} rounds); nothing was deleted, retry later`,
+        );
+      }
+      await readRefs(fresh, known, sink, seenManifests, reach, opts, 'reachability', counter);
+    }
+
+    const spilled = candidates.spilled;
+    opts.onProgress?.({ phase: 'match', done: 0, message: `${candidates.count} candidates${spilled ? ', spilled to disk' : ''}` });
+    orphans = new CandidateStore(opts.spill, opts.memoryThreshold);
+    candidates.match(orphans, opts.checkAbort);
+    opts.onProgress?.({ phase: 'match', done: candidates.count, message: `${orphans.count} orphans` });
+    return {
+      orphans,
+      dirs,
+      candidateCount: candidates.count,
+      metadataFilesRead: counter.read,
+      rounds,
+      branches,
+      knownRefs: known,
+      seenManifests,
+      reach,
+      listing: { directoriesListed: listing.directoriesListed, entriesSeen: listing.entriesSeen },
+      spilled: spilled || orphans.spilled,
+      peakInMemory: Math.max(candidates.stats.peakInMemory, orphans.stats.peakInMemory),
+    };
+  } catch (e) {
+    orphans?.dispose();
+    throw e;
+  } finally {
+    candidates.dispose();
+  }
+}
+
+/**
+ * Last look before deleting: re-list the generation and drop from the orphans anything that a
+ * snapshot, tag, changelog or branch created since the scan reaches. Replaces `scan.orphans`
+ * (the old store is consumed) and returns how many metadata files were new.
+ */
+export async function recheckOrphans(opts: OrphanCleanOptions, scan: OrphanScan): Promise<number> {
+  const gen = await currentGeneration(opts.fileIO, opts.layout.tableRoot);
+  const fresh = gen.refs.filter((r) => !scan.knownRefs.has(metaRefKey(r)));
+  if (fresh.length === 0) return 0;
+  const before = scan.orphans;
+  const sink = before.reachableSink();
+  // Manifests read by the scan are skipped: every name they reach was marked then, so none is an orphan.
+  await readRefs(fresh, scan.knownRefs, sink, scan.seenManifests, scan.reach, opts, 'recheck', { read: 0 });
+  const after = new CandidateStore(opts.spill, opts.memoryThreshold);
+  try {
+    before.match(after, opts.checkAbort);
+  } catch (e) {
+    after.dispose();
+    throw e;
+  } finally {
+    before.dispose();
+  }
+  scan.orphans = after;
+  scan.metadataFilesRead += fresh.length;
+  return fresh.length;
+}

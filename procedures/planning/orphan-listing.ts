@@ -1,0 +1,155 @@
+/**
+ * Listing the candidate files of remove_orphan_files (Paimon's OrphanFilesClean.listPaimonFiles
+ * and listFileDirs) with up to `concurrency` directories listed at once: each branch's
+ * snapshot/ and changelog/ (their non-snapshot files: failed atomic-write temp files),
+ * manifest/, index/, statistics/, and every bucket directory below the data root and each
+ * external data path, reached by walking `partitionKeyCount` levels of `k=v` directories.
+ *
+ * A file is a candidate when it is not a directory, is older than `olderThanMillis` and is not
+ * a managed blob pack. Candidates go straight into the store (nothing else is kept per file);
+ * directories are walked as they are discovered, so the listing of a wide table starts
+ * deleting nothing and holds only the queue of directories still to list.
+ */
+import type { FileIO, FileStatus } from '../../src/paimon/file-io.js';
+import { branchRoot, MANAGED_BLOB_SUFFIX, type OrphanLayout } from '../../src/paimon/maintenance/orphan-files.js';
+import { join, name as baseName } from '../../src/paimon/path.js';
+import { AREA_CODE, type CandidateArea, type CandidateStore, type DirTable } from './orphan-store.js';
+
+interface ListTask {
+  dir: string;
+  /** Partition levels still to walk above the bucket directories; null for a directory whose files are listed. */
+  walk: number | null;
+  area: CandidateArea;
+}
+
+export interface ListingProgress {
+  directoriesListed: number;
+  entriesSeen: number;
+  candidates: number;
+}
+
+export interface ListCandidatesOptions {
+  fileIO: FileIO;
+  layout: OrphanLayout;
+  /** Branches whose snapshot/ and changelog/ directories are scanned. */
+  branches: readonly string[];
+  olderThanMillis: number;
+  concurrency: number;
+  store: CandidateStore;
+  dirs: DirTable;
+  /** Checked between directories and every few thousand entries; throwing stops the listing. */
+  checkAbort?: () => void;
+  /** Called about every 10,000 entries and at the end. */
+  onProgress?: (p: ListingProgress) => void;
+}
+
+function accepts(area: CandidateArea, n: string): boolean {
+  if (area === 'snapshot_dir') return !n.startsWith('snapshot-') && n !== 'EARLIEST' && n !== 'LATEST';
+  if (area === 'changelog_dir') return !n.startsWith('changelog-') && n !== 'EARLIEST' && n !== 'LATEST';
+  return !n.endsWith(MANAGED_BLOB_SUFFIX);
+}
+
+/** List every candidate into `opts.store`. */
+export async function listCandidates(opts: ListCandidatesOptions): Promise<ListingProgress> {
+  const { fileIO, layout, store, dirs, olderThanMillis } = opts;
+  const queue: ListTask[] = [];
+  for (const b of opts.branches) {
+    const root = branchRoot(layout.tableRoot, b);
+    queue.push({ dir: join(root, 'snapshot'), walk: null, area: 'snapshot_dir' });
+    queue.push({ dir: join(root, 'changelog'), walk: null, area: 'changelog_dir' });
+  }
+  queue.push({ dir: join(layout.tableRoot, 'manifest'), walk: null, area: 'manifest' });
+  queue.push({ dir: join(layout.tableRoot, 'index'), walk: null, area: 'index' });
+  queue.push({ dir: join(layout.tableRoot, 'statistics'), walk: null, area: 'statistics' });
+  for (const root of [layout.dataRoot, ...layout.externalPaths]) queue.push({ dir: root, walk: layout.partitionKeyCount, area: 'data' });
+  // Directories are taken from the end: a depth-first walk keeps the queue short.
+  queue.reverse();
+
+  const progress: ListingProgress = { directoriesListed: 0, entriesSeen: 0, candidates: 0 };
+  let nextReport = 10_000;
+  const report = (): void => {
+    if (progress.entriesSeen >= nextReport) {
+      nextReport = progress.entriesSeen + 10_000;
+      opts.onProgress?.({ ...progress });
+    }
+  };
+
+  const listOne = async (t: ListTask): Promise<void> => {
+    if (t.walk !== null) {
+      for await (const st of fileIO.list(t.dir)) {
+        progress.entriesSeen++;
+        if (!st.isDir) continue;
+        const n = baseName(st.path);
+        if (t.walk === 0) {
+          if (n.startsWith('bucket-')) queue.push({ dir: st.path, walk: null, area: t.area });
+        } else if (n.includes('=')) {
+          queue.push({ dir: st.path, walk: t.walk - 1, area: t.area });
+        }
+      }
+      return;
+    }
+    const area = AREA_CODE[t.area];
+    // The directory part of listed paths, interned once per distinct spelling.
+    let dirPath = '';
+    let dirIndex = -1;
+    for await (const st of fileIO.list(t.dir)) {
+      progress.entriesSeen++;
+      if ((progress.entriesSeen & 4095) === 0) opts.checkAbort?.();
+      report();
+      if (!isOldFile(st, olderThanMillis)) continue;
+      const n = baseName(st.path);
+      if (!accepts(t.area, n)) continue;
+      const d = st.path.slice(0, st.path.length - n.length - 1);
+      if (d !== dirPath) {
+        dirPath = d;
+        dirIndex = dirs.intern(d);
+      }
+      store.add(dirIndex, n, st.size, area);
+      progress.candidates++;
+    }
+  };
+
+  // A small pool: workers take directories until the queue is empty and nobody can add more.
+  let active = 0;
+  let failure: { error: unknown } | null = null;
+  let wake: Array<() => void> = [];
+  const wakeAll = (): void => {
+    const w = wake;
+    wake = [];
+    for (const f of w) f();
+  };
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      if (failure !== null) return;
+      const t = queue.pop();
+      if (t === undefined) {
+        if (active === 0) {
+          wakeAll();
+          return;
+        }
+        await new Promise<void>((r) => wake.push(r));
+        continue;
+      }
+      active++;
+      try {
+        opts.checkAbort?.();
+        await listOne(t);
+        progress.directoriesListed++;
+      } catch (e) {
+        failure ??= { error: e };
+      } finally {
+        active--;
+        wakeAll();
+      }
+    }
+  };
+  const n = Math.max(1, opts.concurrency);
+  await Promise.all(Array.from({ length: n }, worker));
+  if (failure !== null) throw (failure as { error: unknown }).error;
+  opts.onProgress?.({ ...progress });
+  return progress;
+}
+
+function isOldFile(st: FileStatus, olderThanMillis: number): boolean {
+  return !st.isDir && st.modificationTime < olderThanMillis;
+}
