@@ -31,6 +31,8 @@
  * expiry, row tracking / data evolution, non-Parquet output formats, descending sequence order.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FileIO } from '../file-io.js';
 import { PaimonError } from '../errors.js';
 import type { BinaryRow } from '../binary-row.js';
@@ -54,7 +56,9 @@ import type { KeyValue } from '../data/internal-row.js';
 import { createMergeFunction } from './merge-function.js';
 import { binaryKeyComparator, levelSortedRuns, pickFullCompaction, planSections, type CompactUnit, type SectionStep } from './interval-partition.js';
 import { pickUniversal, universalOptions } from './universal-compaction.js';
-import { mergeRuns, readRun, type MergeOrder, type RunSource } from './sorted-run-merge.js';
+import { readRun, type MergeOrder, type RunSource } from './sorted-run-merge.js';
+import { compactionMemory, mergeSection, planSectionMerge } from './spill-merge.js';
+import { dataTempDir, openDataEngine, type PrivateDataEngine } from '../data/duckdb-engine.js';
 import { compactAppendBucket, appendCompactionAllowed } from './append-compaction.js';
 import { optionBool as bool } from '../core-options.js';
 
@@ -111,6 +115,8 @@ export interface CompactTableResult {
   deletionVectorsApplied: number;
   dvIndexFilesWritten: number;
   skippedReason: string | null;
+  /** Sorted runs merged into temporary spill files first (sections with more runs than the budget lets the merge open at once). */
+  spill?: { files: number; records: bigint; bytes: bigint };
 }
 
 interface BucketGroup {
@@ -283,7 +289,15 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
 
   const list = [...groups.values()];
   const concurrency = Math.max(1, Math.min(o.concurrency, list.length));
-  const perBucketBudget = Math.max(1 << 20, Math.floor(o.memoryBudgetBytes / concurrency));
+  // The budget: the writers' own DuckDB instance (opened on first use), one share per bucket at once.
+  const memory = compactionMemory(o.memoryBudgetBytes, concurrency);
+  const blockSize = parseMemorySize(options['parquet.block.size'] ?? '128 mb');
+  let enginePromise: Promise<PrivateDataEngine> | null = null;
+  const engine = (): Promise<PrivateDataEngine> => (enginePromise ??= openDataEngine({ memoryLimitBytes: memory.engineLimitBytes }));
+  // Spill files of sections with more sorted runs than the budget lets the merge open at once.
+  const spillDir = join(dataTempDir(), `compact-spill-${randomUUID()}`);
+  let spillDirMade: Promise<unknown> | null = null;
+  const spillStats = { files: 0, records: 0n, bytes: 0n };
   const progress: CompactProgress = { bucketsDone: 0, bucketsTotal: list.length, rowsRead: 0n, rowsWritten: 0n, bytesWritten: 0n };
   const results: Array<{ g: BucketGroup; r: BucketCompactResult }> = [];
   const allWritten: Array<{ g: BucketGroup; m: DataFileMeta }> = [];
@@ -326,7 +340,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     const highest = files.reduce((m, f) => Math.max(m, f.level), 0);
     // MergeTreeCompactManager: with deletion vectors, retracts are dropped at any level above 0.
     const dropDelete = unit.outputLevel !== 0 && (unit.outputLevel >= highest || dvs !== null);
-    const src: RunSource = { fileIO: o.fileIO, bucketDir, schemaOf, target, keyIndexes, table: o.table };
+    const src: RunSource = { fileIO: o.fileIO, bucketDir, schemaOf, target, keyIndexes, table: o.table, engine: o.dryRun ? null : await engine() };
     const rewritten = new Set<string>();
     for (const step of steps) {
       o.signal?.throwIfAborted();
@@ -341,16 +355,20 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       for (const s of sections) for (const run of s) for (const f of run) rewritten.add(f.fileName);
       if (o.dryRun) continue;
       const writer = new KeyValueDataFileWriter({
-        fileIO: o.fileIO, bucketDir, schema: target, level: unit.outputLevel, fileSource: 1, options, targetFileSize,
+        fileIO: o.fileIO, bucketDir, schema: target, level: unit.outputLevel, fileSource: 1, options, targetFileSize, engine: src.engine,
       });
       try {
         for (const section of sections) {
-          // One batch per sorted run in memory: size batches by the budget and the widest row estimate.
-          const rowBytes = Math.max(64, ...section.flat().map((f) => (f.rowCount > 0n ? Number(f.fileSize / f.rowCount) * 8 : 64)));
-          const batch = Math.max(16, Math.min(4096, Math.floor(perBucketBudget / 4 / (section.length * rowBytes))));
+          // At most plan.fanIn runs open at once (spilling groups of runs first when there are more).
+          const plan = planSectionMerge(section, memory.perBucketBytes, blockSize);
+          if (section.length > plan.fanIn) await (spillDirMade ??= mkdir(spillDir, { recursive: true }));
           const stats = { read: 0n };
-          const readers = section.map((run) => (dvs !== null ? readRunApplyingDv(src, run, batch, dvs, o.signal) : readRun(src, run, batch, o.signal)));
-          for await (const out of mergeRuns(readers, order, mf!.create(), { dropDelete, stats, signal: o.signal, outBatch: batch })) {
+          const merged = mergeSection({
+            runs: section,
+            readFiles: (run, batch) => (dvs !== null ? readRunApplyingDv(src, run, batch, dvs, o.signal) : readRun(src, run, batch, o.signal)),
+            order, mergeFunction: mf!.create(), dropDelete, plan, spillDir, fields: target.fieldSpecs, keyIndexes, stats, spillStats, signal: o.signal,
+          });
+          for await (const out of merged) {
             await writer.write(out as Iterable<KeyValue>);
             r.rowsWritten += BigInt(out.length);
             progress.rowsWritten += BigInt(out.length);
@@ -439,6 +457,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       }
     }
     res.partitions = partitions.size;
+    res.spill = spillStats;
     if (delta.length === 0) return { ...res, skippedReason: 'nothing to compact (every selected bucket is already compacted)' };
     if (o.dryRun) return res;
     await o.onPoint?.('before-commit');
@@ -455,6 +474,10 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       }
     }
     throw e;
+  } finally {
+    // Temporary space of this call: spill files and the writers' DuckDB instance (its spill directory).
+    await rm(spillDir, { recursive: true, force: true }).catch(() => undefined);
+    if (enginePromise !== null) await (await enginePromise.catch(() => null))?.close().catch(() => undefined);
   }
 }
 
@@ -472,7 +495,7 @@ async function* readRunApplyingDv(
     const schema = await src.schemaOf(BigInt(f.schemaId));
     const evolve = rowEvolution(schema.fieldSpecs, src.target.fieldSpecs, `${src.table} file ${f.fileName}`);
     const dv: DeletionVector | null = dvs.get(f.fileName)?.dv ?? null;
-    for await (const batch of readKeyValues({ fileIO: src.fileIO, path: f.externalPath ?? `${src.bucketDir}/${f.fileName}`, schema, table: src.table, batchSize, deletionVector: dv })) {
+    for await (const batch of readKeyValues({ fileIO: src.fileIO, path: f.externalPath ?? `${src.bucketDir}/${f.fileName}`, schema, table: src.table, batchSize, deletionVector: dv, engine: src.engine })) {
       if (evolve === null) yield batch;
       else {
         yield batch.map((kv) => {

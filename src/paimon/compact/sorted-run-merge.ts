@@ -9,6 +9,7 @@ import type { DataFileMeta } from '../data-file-meta.js';
 import type { DataFieldSpec, FieldType } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
 import { readKeyValues } from '../data/parquet-reader.js';
+import type { DataEngine } from '../data/duckdb-engine.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import { compareAtomic, compareRows, isRetract, type Datum, type KeyValue } from '../data/internal-row.js';
 import type { MergeFunction } from './merge-function.js';
@@ -23,6 +24,8 @@ export interface RunSource {
   /** Trimmed primary-key positions in the target fields. */
   keyIndexes: readonly number[];
   table: string;
+  /** The DuckDB instance to read with (default: the shared one). */
+  engine?: DataEngine | null;
 }
 
 /** Reads one sorted run (files in key order) as a stream of KeyValue batches, evolved to the target schema. */
@@ -31,7 +34,7 @@ export async function* readRun(src: RunSource, files: readonly DataFileMeta[], b
     signal?.throwIfAborted();
     const schema = await src.schemaOf(BigInt(f.schemaId));
     const evolve = rowEvolution(schema.fieldSpecs, src.target.fieldSpecs, `${src.table} file ${f.fileName}`);
-    for await (const batch of readKeyValues({ fileIO: src.fileIO, path: f.externalPath ?? `${src.bucketDir}/${f.fileName}`, schema, table: src.table, batchSize })) {
+    for await (const batch of readKeyValues({ fileIO: src.fileIO, path: f.externalPath ?? `${src.bucketDir}/${f.fileName}`, schema, table: src.table, batchSize, engine: src.engine })) {
       if (evolve === null) yield batch;
       else {
         yield batch.map((kv) => {
@@ -92,11 +95,16 @@ export function recordComparator(order: MergeOrder): (a: KeyValue, b: KeyValue) 
 /**
  * Merges the runs; yields merged records in key order. With `dropDelete`, merged retract
  * records are not yielded. `stats.read` counts input records.
+ *
+ * With no merge function (null), every input record is yielded, in merge order: key, then
+ * `sequence.field`, then sequence number, equal records in run order. This is the order the
+ * merge function would see them in, so merging contiguous groups of runs this way first (the
+ * spill passes) and the results with the merge function afterwards gives the same records.
  */
 export async function* mergeRuns(
   runs: ReadonlyArray<AsyncGenerator<KeyValue[]>>,
   order: MergeOrder,
-  mergeFunction: MergeFunction,
+  mergeFunction: MergeFunction | null,
   opts: { dropDelete: boolean; stats: { read: bigint }; signal?: AbortSignal; outBatch?: number },
 ): AsyncGenerator<KeyValue[]> {
   const cmp = recordComparator(order);
@@ -137,6 +145,40 @@ export async function* mergeRuns(
     const outSize = opts.outBatch ?? 1024;
     let out: KeyValue[] = [];
     let n = 0;
+    // Moves the top cursor to its next record and restores the heap.
+    const step = async (top: Cursor): Promise<void> => {
+      // Within a batch the cursor moves synchronously (no await per record); only the end of
+      // a batch waits for the run's next one.
+      if (top.pos + 1 < top.batch.length) {
+        top.pos++;
+        down(0);
+      } else if (await top.advance()) down(0);
+      else {
+        const last = heap.pop()!;
+        if (heap.length > 0) {
+          heap[0] = last;
+          down(0);
+        }
+      }
+    };
+    if (mergeFunction === null) {
+      while (heap.length > 0) {
+        if ((++n & 0xfff) === 0) opts.signal?.throwIfAborted();
+        const top = heap[0];
+        out.push(top.current);
+        opts.stats.read++;
+        if (top.pos + 1 < top.batch.length) {
+          top.pos++;
+          down(0);
+        } else await step(top);
+        if (out.length >= outSize) {
+          yield out;
+          out = [];
+        }
+      }
+      if (out.length > 0) yield out;
+      return;
+    }
     while (heap.length > 0) {
       if ((++n & 0xfff) === 0) opts.signal?.throwIfAborted();
       mergeFunction.reset();
@@ -145,19 +187,10 @@ export async function* mergeRuns(
         const top = heap[0];
         mergeFunction.add(top.current);
         opts.stats.read++;
-        // Within a batch the cursor moves synchronously (no await per record); only the end of
-        // a batch waits for the run's next one.
         if (top.pos + 1 < top.batch.length) {
           top.pos++;
           down(0);
-        } else if (await top.advance()) down(0);
-        else {
-          const last = heap.pop()!;
-          if (heap.length > 0) {
-            heap[0] = last;
-            down(0);
-          }
-        }
+        } else await step(top);
       }
       const r = mergeFunction.result();
       if (r !== null && !(opts.dropDelete && isRetract(r.valueKind))) {

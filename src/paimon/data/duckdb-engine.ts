@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import {
   DuckDBBlobValue,
   DuckDBDateValue,
@@ -87,9 +88,54 @@ async function createInstance(): Promise<DuckDBInstance> {
   });
 }
 
-export async function connectDuckDB(): Promise<DuckDBConnection> {
+/** Opens connections to a DuckDB instance: the process's shared one, or one opened for a single job. */
+export interface DataEngine {
+  connect(): Promise<DuckDBConnection>;
+}
+
+export async function connectDuckDB(engine?: DataEngine | null): Promise<DuckDBConnection> {
+  if (engine) return engine.connect();
   if (!instance) instance = createInstance();
   return (await instance).connect();
+}
+
+/** A DuckDB instance of its own for one job (a compaction), with its own memory limit. */
+export interface PrivateDataEngine extends DataEngine {
+  readonly memoryLimitBytes: number;
+  /** Closes the instance and removes its spill directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a DuckDB instance whose memory (buffer manager: temporary tables of the files being
+ * written, sorts) is limited to `memoryLimitBytes`, spilling to its own directory under this
+ * process's temporary directory; `threads` defaults to the engine's setting. Each job that must
+ * stay within a memory budget gets one, so that its limit does not change the shared instance's.
+ */
+export async function openDataEngine(o: { memoryLimitBytes: number; threads?: number }): Promise<PrivateDataEngine> {
+  const spill = join(dataTempDir(), `duckdb-spill-${randomUUID()}`);
+  const limit = Math.max(8 << 20, Math.floor(o.memoryLimitBytes));
+  const inst = await DuckDBInstance.create(':memory:', {
+    threads: String(Math.max(1, o.threads ?? config.threads)),
+    memory_limit: `${Math.floor(limit / 1024)}KiB`,
+    temp_directory: spill,
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
+  let closed = false;
+  return {
+    memoryLimitBytes: limit,
+    connect: () => {
+      if (closed) throw new PaimonError('INVALID_ARGUMENT', 'data engine already closed');
+      return inst.connect();
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      inst.closeSync();
+      await rm(spill, { recursive: true, force: true });
+    },
+  };
 }
 
 /**

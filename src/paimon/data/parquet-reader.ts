@@ -19,7 +19,7 @@ import type { DataFieldSpec } from './field-type.js';
 import type { Datum, InternalRow, KeyValue, RowKindByte } from './internal-row.js';
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, dataFileLayout, formatFromFileName, formatFromMagic, type TableSchemaLike } from './data-file-layout.js';
 import { readAvroColumns } from './avro-data-reader.js';
-import { connectDuckDB, dataTempDir, fromDuckConverter, localPathOf, quoteIdent, quoteLiteral } from './duckdb-engine.js';
+import { connectDuckDB, dataTempDir, fromDuckConverter, localPathOf, quoteIdent, quoteLiteral, type DataEngine } from './duckdb-engine.js';
 
 export interface DataFileReadOptions {
   fileIO: FileIO;
@@ -36,6 +36,8 @@ export interface DataFileReadOptions {
    * are skipped, as Paimon's readers do for deletion-vector tables.
    */
   deletionVector?: { isDeleted(position: number): boolean } | null;
+  /** The DuckDB instance to read with (default: the process's shared one). */
+  engine?: DataEngine | null;
 }
 
 function fileName(path: string): string {
@@ -87,24 +89,34 @@ export interface ColumnBatch {
 }
 
 /**
- * Streams a data file column-wise over the given fields (a field the file lacks reads as null),
- * in file order, one batch per DuckDB chunk (2048 rows).
+ * One chunk of a data file being read: `cell(c, r)` converts the value of field c at row r on
+ * demand (DuckDB chunk of up to 2048 rows, or an Avro column batch). Valid until the next chunk
+ * is asked for.
  */
-export async function* readParquetColumns(
+interface DataChunkView {
+  rowCount: number;
+  cell(c: number, r: number): Datum;
+}
+
+/** Streams a data file chunk by chunk over the given fields (a field the file lacks reads as null). */
+async function* scanDataFile(
   fileIO: FileIO,
   path: string,
   fields: readonly DataFieldSpec[],
-  opts: { table?: string } = {},
-): AsyncGenerator<ColumnBatch> {
+  opts: { table?: string; engine?: DataEngine | null } = {},
+): AsyncGenerator<DataChunkView> {
   const format = await checkReadableFormat(fileIO, path, opts.table);
   const { local, release } = await localCopy(fileIO, path);
   let conn: DuckDBConnection | null = null;
   try {
     if (format === 'avro') {
-      yield* readAvroColumns(local, fields, path);
+      for await (const b of readAvroColumns(local, fields, path)) {
+        const columns = b.columns;
+        yield { rowCount: b.rowCount, cell: (c, r) => columns[c][r] };
+      }
       return;
     }
-    conn = await connectDuckDB();
+    conn = await connectDuckDB(opts.engine);
     let present: Set<string>;
     try {
       present = await fileColumns(conn, local);
@@ -117,19 +129,34 @@ export async function* readParquetColumns(
     for await (const chunk of result) {
       const n = chunk.rowCount;
       if (n === 0) continue;
-      const columns: Datum[][] = new Array(fields.length);
-      for (let c = 0; c < fields.length; c++) {
-        const vec = chunk.getColumnVector(c);
-        const conv = converters[c];
-        const out: Datum[] = new Array(n);
-        for (let r = 0; r < n; r++) out[r] = conv(vec.getItem(r));
-        columns[c] = out;
-      }
-      yield { rowCount: n, columns };
+      const vectors = fields.map((_, c) => chunk.getColumnVector(c));
+      yield { rowCount: n, cell: (c, r) => converters[c](vectors[c].getItem(r)) };
     }
   } finally {
     conn?.closeSync();
     await release();
+  }
+}
+
+/**
+ * Streams a data file column-wise over the given fields (a field the file lacks reads as null),
+ * in file order, one batch per DuckDB chunk (2048 rows).
+ */
+export async function* readParquetColumns(
+  fileIO: FileIO,
+  path: string,
+  fields: readonly DataFieldSpec[],
+  opts: { table?: string; engine?: DataEngine | null } = {},
+): AsyncGenerator<ColumnBatch> {
+  for await (const chunk of scanDataFile(fileIO, path, fields, opts)) {
+    const n = chunk.rowCount;
+    const columns: Datum[][] = new Array(fields.length);
+    for (let c = 0; c < fields.length; c++) {
+      const out: Datum[] = new Array(n);
+      for (let r = 0; r < n; r++) out[r] = chunk.cell(c, r);
+      columns[c] = out;
+    }
+    yield { rowCount: n, columns };
   }
 }
 
@@ -138,7 +165,7 @@ export async function* readParquetRows(
   fileIO: FileIO,
   path: string,
   fields: readonly DataFieldSpec[],
-  opts: { table?: string; batchSize?: number; deletionVector?: DataFileReadOptions['deletionVector'] } = {},
+  opts: { table?: string; batchSize?: number; deletionVector?: DataFileReadOptions['deletionVector']; engine?: DataEngine | null } = {},
 ): AsyncGenerator<InternalRow[]> {
   const batchSize = opts.batchSize ?? 4096;
   const dv = opts.deletionVector ?? null;
@@ -179,19 +206,21 @@ export async function* readKeyValues(o: DataFileReadOptions): AsyncGenerator<Key
   const dv = o.deletionVector ?? null;
   let position = 0;
   let out: KeyValue[] = [];
-  for await (const { rowCount, columns } of readParquetColumns(o.fileIO, o.path, fields, o)) {
-    const seq = columns[0], kind = columns[1];
+  // Records are made from the chunk as the batch fills (not a whole chunk at once), so a merge
+  // with small batches holds little more than DuckDB's chunk per open file.
+  for await (const chunk of scanDataFile(o.fileIO, o.path, fields, o)) {
+    const rowCount = chunk.rowCount;
     for (let r = 0; r < rowCount; r++, position++) {
       if (dv !== null && dv.isDeleted(position)) continue;
       const value: InternalRow = new Array(nValue);
-      for (let c = 0; c < nValue; c++) value[c] = columns[2 + c][r];
+      for (let c = 0; c < nValue; c++) value[c] = chunk.cell(2 + c, r);
       const key: InternalRow = new Array(nKey);
       for (let k = 0; k < nKey; k++) key[k] = value[keyIdx[k]];
-      out.push({ key, sequenceNumber: seq[r] as bigint, valueKind: kind[r] as RowKindByte, value });
-    }
-    if (out.length >= batchSize) {
-      yield out;
-      out = [];
+      out.push({ key, sequenceNumber: chunk.cell(0, r) as bigint, valueKind: chunk.cell(1, r) as RowKindByte, value });
+      if (out.length >= batchSize) {
+        yield out;
+        out = [];
+      }
     }
   }
   if (out.length > 0) yield out;

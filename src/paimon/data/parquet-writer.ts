@@ -38,7 +38,7 @@ import {
   type TableSchemaLike,
 } from './data-file-layout.js';
 import { ColumnStatsAccumulator, denseValueStats, type SimpleColStats } from './simple-col-stats.js';
-import { connectDuckDB, dataTempDir, localPathOf, duckWriteType, fieldIdsOption, quoteIdent, quoteLiteral, toDuckConverter, type ToDuck } from './duckdb-engine.js';
+import { connectDuckDB, dataTempDir, localPathOf, duckWriteType, fieldIdsOption, quoteIdent, quoteLiteral, toDuckConverter, type DataEngine, type ToDuck } from './duckdb-engine.js';
 
 export interface DataFileWriterOptions {
   fileIO: FileIO;
@@ -61,6 +61,8 @@ export interface DataFileWriterOptions {
    * min/max; the default, and safe for every reader) or '2' (2.0+: byte-wise min/max).
    */
   statsCompat?: '1' | '2';
+  /** The DuckDB instance the rows are buffered in (default: the process's shared one). */
+  engine?: DataEngine | null;
 }
 
 const CHUNK_ROWS = 2048;
@@ -301,7 +303,7 @@ abstract class RollingDataFileWriter {
   }): DataFileMeta;
 
   private async openFile(): Promise<void> {
-    if (!this.conn) this.conn = await connectDuckDB();
+    if (!this.conn) this.conn = await connectDuckDB(this.opts.engine);
     this.sink = new ParquetFileSink(this.conn, this.layout.physicalFields, this.converters, this.where);
     await this.sink.open();
     const binaryStats = this.opts.statsCompat === '2';

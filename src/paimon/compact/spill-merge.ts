@@ -1,0 +1,165 @@
+/**
+ * The memory budget of a compaction and the merge of a section within it.
+ *
+ * A compaction's budget (`memoryBudgetBytes`) is split once (`compactionMemory`): a reserve for
+ * the runtime itself (node, V8's young generation, DuckDB's code), the DuckDB instance the
+ * compaction writes its files with (`openDataEngine`: its memory limit bounds the buffered rows
+ * of the files being written, beyond it DuckDB spills), and equal shares for the buckets that run
+ * at once. Within a bucket's share (`planSectionMerge`), open Parquet scans get most: DuckDB holds
+ * about one row group (compressed column chunks) per open file, so the number of sorted runs
+ * merged at once (the fan-in) is the readers' share over the largest row-group estimate of the
+ * section's files; JS record batches get the rest.
+ *
+ * When a section has more sorted runs than the fan-in, contiguous groups of runs are first merged
+ * without the merge function into temporary spill files (spill-file.ts; what Paimon's
+ * `sort-spill-threshold` does with its external sort buffer), choosing the cheapest windows and
+ * only as many as needed, until the remaining runs fit; the final pass merges them with the
+ * merge function. Raw records keep their merge order (key, sequence.field, sequence number; equal
+ * records in run order, which contiguous groups preserve), so the merge function sees exactly the
+ * records, in exactly the order, it would have seen in one pass.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DataFileMeta } from '../data-file-meta.js';
+import type { DataFieldSpec } from '../data/field-type.js';
+import type { KeyValue } from '../data/internal-row.js';
+import type { MergeFunction } from './merge-function.js';
+import { mergeRuns, type MergeOrder } from './sorted-run-merge.js';
+import { readSpill, SpillWriter } from './spill-file.js';
+
+const MiB = 1 << 20;
+
+export interface CompactionMemory {
+  /** Memory limit of the compaction's own DuckDB instance (files being written). */
+  engineLimitBytes: number;
+  /** Share of each bucket running at once: open scans and JS batches. */
+  perBucketBytes: number;
+}
+
+/** Splits a compaction's budget: runtime reserve, the writers' DuckDB limit, bucket shares. */
+export function compactionMemory(budgetBytes: number, concurrency: number): CompactionMemory {
+  const budget = Math.max(1, budgetBytes);
+  const reserve = Math.min(128 * MiB, Math.floor(budget / 4));
+  const work = budget - reserve;
+  const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 4));
+  const perBucketBytes = Math.max(1, Math.floor((work - Math.min(work, engineLimitBytes)) / Math.max(1, concurrency)));
+  return { engineLimitBytes, perBucketBytes };
+}
+
+export interface SectionMergePlan {
+  /** Sorted runs merged at once (>= 2). */
+  fanIn: number;
+  /** Records per batch of each run (and of the merged output). */
+  batchRows: number;
+  /** Estimated memory of one open run (its Parquet scan). */
+  perRunBytes: number;
+}
+
+/** Memory of one open Parquet scan: about one row group (at most the file, at most the block size) plus DuckDB's chunk. */
+export function openScanBytes(file: Pick<DataFileMeta, 'fileSize'>, blockSizeBytes: number): number {
+  return Math.ceil(Math.min(Number(file.fileSize), blockSizeBytes) * 1.25) + 2 * MiB;
+}
+
+/** The fan-in and batch size of a section's merge within a bucket's share of the budget. */
+export function planSectionMerge(runs: ReadonlyArray<ReadonlyArray<Pick<DataFileMeta, 'fileSize' | 'rowCount'>>>, shareBytes: number, blockSizeBytes: number): SectionMergePlan {
+  let perRunBytes = 2 * MiB;
+  let rowBytes = 64;
+  for (const run of runs) {
+    for (const f of run) {
+      perRunBytes = Math.max(perRunBytes, openScanBytes(f, blockSizeBytes));
+      // In JS a record takes several times its encoded size (objects, strings as UTF-16 at worst).
+      if (f.rowCount > 0n) rowBytes = Math.max(rowBytes, Math.ceil(Number(f.fileSize) / Number(f.rowCount)) * 8);
+    }
+  }
+  const readers = Math.floor(shareBytes * 0.6);
+  const fanIn = Math.max(2, Math.floor(readers / perRunBytes));
+  const open = Math.min(fanIn, Math.max(1, runs.length));
+  // JS share: live batches of every open run plus the output batch, with room for garbage.
+  const js = shareBytes - readers;
+  const batchRows = Math.max(16, Math.min(256, Math.floor(js / 4 / ((open + 1) * rowBytes))));
+  return { fanIn, batchRows, perRunBytes };
+}
+
+/** A sorted run to merge: data files (read through `readFiles`) or a spill file of this compaction. */
+type Source = { kind: 'files'; files: readonly DataFileMeta[]; bytes: number } | { kind: 'spill'; path: string; bytes: number };
+
+export interface SectionMergeOptions {
+  runs: ReadonlyArray<readonly DataFileMeta[]>;
+  /** Reads one run of data files as KeyValue batches (evolved to the target schema, vectors applied). */
+  readFiles: (files: readonly DataFileMeta[], batchRows: number) => AsyncGenerator<KeyValue[]>;
+  order: MergeOrder;
+  mergeFunction: MergeFunction;
+  dropDelete: boolean;
+  plan: SectionMergePlan;
+  /** Directory for spill files (created by the caller, removed by it at the end of the compaction). */
+  spillDir: string;
+  /** Target schema fields and trimmed key positions, to read spill files back. */
+  fields: readonly DataFieldSpec[];
+  keyIndexes: readonly number[];
+  /** Input records handed to the merge function (each record once, spilled or not). */
+  stats: { read: bigint };
+  spillStats?: { files: number; records: bigint; bytes: bigint };
+  signal?: AbortSignal;
+}
+
+/**
+ * The merged records of a section (the merge function applied), reading at most `plan.fanIn`
+ * runs at once; spill files made on the way are deleted when they have been read and, at the
+ * latest, when this generator ends (normally, by an error or by `return`).
+ */
+export async function* mergeSection(o: SectionMergeOptions): AsyncGenerator<KeyValue[]> {
+  const { fanIn, batchRows } = o.plan;
+  let sources: Source[] = o.runs.map((files) => ({ kind: 'files', files, bytes: files.reduce((s, f) => s + Number(f.fileSize), 0) }));
+  const made = new Set<string>();
+  const open = (s: Source): AsyncGenerator<KeyValue[]> =>
+    s.kind === 'files' ? o.readFiles(s.files, batchRows) : readSpill(s.path, o.fields, o.keyIndexes, o.signal);
+  try {
+    let need = sources.length - fanIn;
+    while (need > 0) {
+      o.signal?.throwIfAborted();
+      const k = Math.min(fanIn, need + 1);
+      // The contiguous window of k runs with the fewest bytes (contiguous: equal records keep run order).
+      let best = 0;
+      let bestBytes = Infinity;
+      for (let i = 0; i + k <= sources.length; i++) {
+        let b = 0;
+        for (let j = i; j < i + k; j++) b += sources[j].bytes;
+        if (b < bestBytes) {
+          bestBytes = b;
+          best = i;
+        }
+      }
+      const group = sources.slice(best, best + k);
+      const path = join(o.spillDir, `spill-${randomUUID()}.bin`);
+      made.add(path);
+      const w = await SpillWriter.create(path);
+      try {
+        const raw = { read: 0n };
+        for await (const batch of mergeRuns(group.map(open), o.order, null, { dropDelete: false, stats: raw, signal: o.signal, outBatch: 4096 })) {
+          await w.write(batch);
+        }
+        await w.close();
+      } catch (e) {
+        await w.discard().catch(() => undefined);
+        throw e;
+      }
+      for (const s of group) {
+        if (s.kind === 'spill') {
+          await rm(s.path, { force: true });
+          made.delete(s.path);
+        }
+      }
+      if (o.spillStats) {
+        o.spillStats.files++;
+        o.spillStats.records += BigInt(w.records);
+        o.spillStats.bytes += BigInt(w.bytes);
+      }
+      sources = [...sources.slice(0, best), { kind: 'spill', path, bytes: w.bytes }, ...sources.slice(best + k)];
+      need -= k - 1;
+    }
+    yield* mergeRuns(sources.map(open), o.order, o.mergeFunction, { dropDelete: o.dropDelete, stats: o.stats, signal: o.signal, outBatch: batchRows });
+  } finally {
+    await Promise.all([...made].map((p) => rm(p, { force: true })));
+  }
+}
