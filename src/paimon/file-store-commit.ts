@@ -6,7 +6,8 @@
  *  2. with conflict detection (any DELETE, any index change, COMPACT/OVERWRITE, or on request):
  *     merge the live entries of the changed partitions with the new entries; a DELETE without a
  *     live ADD, an ADD of a live file, a changed total-bucket count or overlapping key ranges at
- *     level >= 1 fail with COMMIT_CONFLICT (Java throws, it does not retry these);
+ *     level >= 1 fail with COMMIT_CONFLICT (Java throws, it does not retry these); then the
+ *     caller's `conflictCheck`, if any, against the same latest snapshot (every attempt);
  *  3. write the base list (the previous data manifests, unchanged), the delta manifests and list,
  *     the changelog manifests and list, and the index manifest when index files changed;
  *  4. build the snapshot as `tryCommitOnce` fills it (latest schema id, record counts, watermark
@@ -86,6 +87,14 @@ export interface CommitChanges {
   requireBase?: boolean;
   /** Force (true) or skip (false) conflict detection; default as Java: on for DELETE/index/COMPACT/OVERWRITE. */
   detectConflicts?: boolean;
+  /**
+   * A caller's own conflict rule, evaluated in every attempt against the snapshot this commit is
+   * about to supersede (after the built-in checks, before any file of the attempt is written); it
+   * throws (COMMIT_CONFLICT) to give up. `snapshot-N` is created atomically, so a concurrent commit
+   * that lands after the check makes the attempt lose its id, and the next attempt evaluates the
+   * rule again against that commit: no window is left between the check and the snapshot.
+   */
+  conflictCheck?: (latest: Snapshot | null) => Promise<void>;
 }
 
 export interface CommitResult {
@@ -221,6 +230,7 @@ export class FileStoreCommit {
         throw new PaimonError('COMMIT_CONFLICT', `File deletion conflicts detected: ${del.file.fileName} is deleted but ${this.where()} has no snapshot`);
       }
     }
+    if (changes.conflictCheck) await changes.conflictCheck(latest);
 
     const newId = latest === null ? FIRST_SNAPSHOT_ID : latest.id + 1;
     const written: string[] = [];

@@ -461,8 +461,12 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     if (delta.length === 0) return { ...res, skippedReason: 'nothing to compact (every selected bucket is already compacted)' };
     if (o.dryRun) return res;
     await o.onPoint?.('before-commit');
-    if (dvEnabled) await checkDvUnchanged(commit, base, baseIndex, results.filter(({ r }) => r.before.length > 0 || r.after.length > 0).map(({ g }) => g), o.table);
-    const committed = await commit.commit({ kind: 'COMPACT', deltaEntries: delta, indexEntries, commitIdentifier: 9223372036854775807n, baseSnapshotId: base.id });
+    const dvGroups = results.filter(({ r }) => r.before.length > 0 || r.after.length > 0).map(({ g }) => g);
+    const committed = await commit.commit({
+      kind: 'COMPACT', deltaEntries: delta, indexEntries, commitIdentifier: 9223372036854775807n, baseSnapshotId: base.id,
+      // Evaluated in the commit loop against the snapshot being superseded (checked again when a concurrent commit takes the id).
+      ...(dvEnabled && bucketMode !== 'BUCKET_UNAWARE' ? { conflictCheck: (latest: Snapshot | null) => checkDvUnchanged(commit, latest, base, baseIndex, dvGroups, o.table) } : {}),
+    });
     await o.onPoint?.('after-commit');
     return { ...res, committedSnapshotId: committed.snapshot.id };
   } catch (e) {
@@ -508,12 +512,22 @@ async function* readRunApplyingDv(
 }
 
 /**
- * Before committing a deletion-vector compaction: the deletion-vector index entries of the
- * compacted buckets must be those the plan read (another writer's new vectors for files this
- * compaction rewrote would otherwise be lost, and its index entry replaced).
+ * The commit's conflict rule for a deletion-vector compaction of fixed buckets, evaluated by
+ * FileStoreCommit in every attempt against the snapshot it is about to supersede: the
+ * deletion-vector index entries of the compacted buckets must be those the plan read (another
+ * writer's new vectors would otherwise be lost, its index entry replaced by ours). Java has no
+ * such rule for fixed buckets (its ConflictDetection matches vectors to files only for
+ * unaware-bucket tables, and a fixed bucket has a single writer there); this proxy compacts beside
+ * a running writer, so it checks.
  */
-async function checkDvUnchanged(commit: FileStoreCommit, base: Snapshot, baseIndex: readonly IndexManifestEntry[], groups: readonly BucketGroup[], table: string): Promise<void> {
-  const latest = await commit.snapshotManager.latestSnapshot();
+async function checkDvUnchanged(
+  commit: FileStoreCommit,
+  latest: Snapshot | null,
+  base: Snapshot,
+  baseIndex: readonly IndexManifestEntry[],
+  groups: readonly BucketGroup[],
+  table: string,
+): Promise<void> {
   if (latest === null || latest.id === base.id || (latest.indexManifest ?? null) === (base.indexManifest ?? null)) return;
   const now = latest.indexManifest ? await commit.indexManifestFile.read(latest.indexManifest) : [];
   for (const g of groups) {
