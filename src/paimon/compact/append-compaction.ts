@@ -1,16 +1,21 @@
 /**
- * Append-table compaction planning and rewriting.
+ * Append-table compaction planning and rewriting (Paimon 1.4.2 / 2.0.0).
  *
- * Fixed-bucket append tables (`BucketedAppendCompactManager`), files ordered by min sequence:
- *  - full: leading files at or above target-file-size are left alone; the rest is rewritten when
- *    it has at least 3 files and more small files than large ones (`FullCompactTask`);
- *  - minor: a sliding window picks the first `compaction.min.file-num` (5) consecutive files
- *    whose total stays under target-file-size (`pickCompactBefore`).
+ * Fixed-bucket append tables (`BucketedAppendCompactManager`), files ordered by min sequence;
+ * the compaction file size is 70% of target-file-size (`compaction.small-file-ratio`):
+ *  - full: leading files at or above the compaction file size are left alone; the rest is
+ *    rewritten when it has at least 3 files and more small files than large ones, or always with
+ *    `compaction.force-rewrite-all-files` (`FullCompactTask`);
+ *  - minor: a sliding window picks the first `compaction.min.file-num` (5) consecutive files,
+ *    dropping the oldest while the window reaches twice target-file-size (`pickCompactBefore`).
  * Unaware-bucket tables (`AppendCompactCoordinator`, batch plan; the strategy does not matter):
- * files below 70% of target-file-size, sorted by size, are packed into bins; a bin is emitted
+ * files below the compaction file size, sorted by size, are packed into bins; a bin is emitted
  * when it has more than one file and its size (each file + `source.split.open-file-cost`,
  * 4 MiB) reaches twice the target, and the remainder when it has at least
  * `compaction.min.file-num` (5) files.
+ *
+ * With deletion vectors (`deletion-vectors.enabled`) the planning, the reading (deleted rows
+ * dropped) and the index changes committed with the compaction are those of append-dv.ts.
  *
  * Rewrites keep the rows in file order, level 0, sequence numbers counted on from the first
  * compacted file's minimum (`AppendFileStoreWrite.compactRewrite`).
@@ -24,6 +29,10 @@ import { AppendDataFileWriter } from '../data/parquet-writer.js';
 import { readValueRows } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import type { BucketCompactResult } from './compact-table.js';
+import type { BinaryRow } from '../binary-row.js';
+import { DELETION_VECTORS_INDEX } from '../index-manifest.js';
+import { writeDeletionVectorsIndexFile, type DvIndexLocation } from '../deletion-vectors-index-file.js';
+import { compactionFileSize as smallFileSize, deleteRatioThreshold, packUnawareDv, pickBucketedFullDv, unawareIndexChanges, type AppendDv } from './append-dv.js';
 
 export const FULL_COMPACT_MIN_FILE = 3;
 
@@ -35,13 +44,14 @@ export function appendCompactionAllowed(table: string, options: Readonly<Record<
 const bySeq = (a: DataFileMeta, b: DataFileMeta): number => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0);
 
 /** Bucketed append, full compaction (`FullCompactTask`); returns the files to rewrite (empty: nothing). */
-export function pickBucketedFull(files: readonly DataFileMeta[], targetFileSize: number): DataFileMeta[] {
+export function pickBucketedFull(files: readonly DataFileMeta[], targetFileSize: number, compactionFileSize = Math.floor(targetFileSize / 10) * 7, forceRewriteAll = false): DataFileMeta[] {
+  if (forceRewriteAll) return [...files].sort(bySeq);
   if (files.length < FULL_COMPACT_MIN_FILE) return [];
   const toCompact = [...files].sort(bySeq);
-  while (toCompact.length > 0 && Number(toCompact[0].fileSize) >= targetFileSize) toCompact.shift();
+  while (toCompact.length > 0 && Number(toCompact[0].fileSize) >= compactionFileSize) toCompact.shift();
   let big = 0, small = 0;
   for (const f of toCompact) {
-    if (Number(f.fileSize) >= targetFileSize) big++;
+    if (Number(f.fileSize) >= compactionFileSize) big++;
     else small++;
   }
   return small > big && toCompact.length >= FULL_COMPACT_MIN_FILE ? toCompact : [];
@@ -56,14 +66,13 @@ export function pickBucketedMinor(files: readonly DataFileMeta[], targetFileSize
     candidates.push(f);
     total += Number(f.fileSize);
     if (candidates.length >= minFileNum) return candidates;
-    if (total >= targetFileSize) total -= Number(candidates.shift()!.fileSize);
+    if (total >= targetFileSize * 2) total -= Number(candidates.shift()!.fileSize);
   }
   return [];
 }
 
 /** Unaware-bucket append (`AppendCompactCoordinator` batch plan): groups of files to rewrite. */
-export function packUnaware(files: readonly DataFileMeta[], targetFileSize: number, minFileNum: number, openFileCost: number): DataFileMeta[][] {
-  const compactionFileSize = Math.floor(targetFileSize / 10) * 7;
+export function packUnaware(files: readonly DataFileMeta[], targetFileSize: number, minFileNum: number, openFileCost: number, compactionFileSize = Math.floor(targetFileSize / 10) * 7): DataFileMeta[][] {
   const small = files.filter((f) => Number(f.fileSize) < compactionFileSize).sort((a, b) => Number(a.fileSize - b.fileSize));
   const out: DataFileMeta[][] = [];
   let bin: DataFileMeta[] = [];
@@ -95,14 +104,39 @@ export interface AppendBucketInput {
   dryRun: boolean;
   signal?: AbortSignal;
   onWritten(m: DataFileMeta): void;
+  /** `compaction.force-rewrite-all-files`. */
+  forceRewriteAll?: boolean;
+  /** Deletion-vector tables: the vectors of this partition (unaware) or bucket (fixed) at the base snapshot. */
+  dv?: AppendDvContext | null;
+}
+
+export interface AppendDvContext {
+  vectors: ReadonlyMap<string, AppendDv>;
+  loc: DvIndexLocation;
+  partition: BinaryRow;
+  bucket: number;
+  /** Index files written (removed again if the compaction fails). */
+  onIndexWritten(path: string): void;
 }
 
 export async function compactAppendBucket(i: AppendBucketInput): Promise<BucketCompactResult> {
   const minFileNum = Number(i.options['compaction.min.file-num'] ?? '5');
   const openFileCost = parseMemorySize(i.options['source.split.open-file-cost'] ?? '4 mb');
-  const groups = i.bucketed
-    ? [i.full ? pickBucketedFull(i.files, i.targetFileSize) : pickBucketedMinor(i.files, i.targetFileSize, minFileNum)].filter((g) => g.length > 0)
-    : packUnaware(i.files, i.targetFileSize, minFileNum, openFileCost);
+  const small = smallFileSize(i.options, i.targetFileSize);
+  const force = i.forceRewriteAll ?? false;
+  const dv = i.dv ?? null;
+  let groups: DataFileMeta[][];
+  if (dv === null) {
+    groups = i.bucketed
+      ? [i.full ? pickBucketedFull(i.files, i.targetFileSize, small, force) : pickBucketedMinor(i.files, i.targetFileSize, minFileNum)]
+      : packUnaware(i.files, i.targetFileSize, minFileNum, openFileCost, small);
+  } else if (i.bucketed) {
+    groups = [i.full ? pickBucketedFullDv(i.files, (n) => dv.vectors.has(n), small, force) : pickBucketedMinor(i.files, i.targetFileSize, minFileNum)];
+  } else {
+    const info = new Map([...dv.vectors].map(([n, v]) => [n, { indexFileName: v.entry.indexFile.fileName, cardinality: v.cardinality }] as const));
+    groups = packUnawareDv(i.files, info, { targetFileSize: i.targetFileSize, compactionFileSize: small, minFileNum, openFileCost, deleteRatioThreshold: deleteRatioThreshold(i.options) });
+  }
+  groups = groups.filter((g) => g.length > 0);
   const r: BucketCompactResult = { before: [], after: [], written: [], upgraded: 0, rowsRead: 0n, rowsWritten: 0n };
   for (const group of groups) {
     r.before.push(...group);
@@ -116,7 +150,8 @@ export async function compactAppendBucket(i: AppendBucketInput): Promise<BucketC
         i.signal?.throwIfAborted();
         const schema = await i.schemaOf(BigInt(f.schemaId));
         const evolve = rowEvolution(schema.fieldSpecs, i.target.fieldSpecs, `${i.table} file ${f.fileName}`);
-        for await (const rows of readValueRows({ fileIO: i.fileIO, path: f.externalPath ?? `${i.bucketDir}/${f.fileName}`, schema, table: i.table })) {
+        const deletionVector = dv?.vectors.get(f.fileName)?.blob.dv ?? null;
+        for await (const rows of readValueRows({ fileIO: i.fileIO, path: f.externalPath ?? `${i.bucketDir}/${f.fileName}`, schema, table: i.table, deletionVector })) {
           const out = evolve === null ? rows : rows.map(evolve);
           await writer.write(out);
           r.rowsRead += BigInt(rows.length);
@@ -131,6 +166,25 @@ export async function compactAppendBucket(i: AppendBucketInput): Promise<BucketC
       await writer.abort().catch(() => undefined);
       throw e;
     }
+  }
+  if (dv === null || r.before.length === 0) return r;
+  const compacted = new Set(r.before.map((f) => f.fileName));
+  if (!i.bucketed) {
+    const c = await unawareIndexChanges(i.fileIO, dv.loc, dv.partition, i.bucketDir, dv.vectors, compacted, i.options, i.dryRun);
+    for (const p of c.written) dv.onIndexWritten(p);
+    if (c.entries.length > 0) r.dvIndexChanges = c;
+    return r;
+  }
+  // BucketedDvMaintainer: the compacted files' vectors removed; a new index file when one was.
+  const applied = [...compacted].filter((n) => dv.vectors.has(n)).length;
+  if (applied === 0) return r;
+  const remaining = [...dv.vectors].filter(([name]) => !compacted.has(name)).map(([dataFileName, v]) => ({ dataFileName, blob: v.blob }));
+  if (i.dryRun) {
+    r.dvIndex = { entry: { kind: 'ADD', partition: dv.partition, bucket: dv.bucket, indexFile: { indexType: DELETION_VECTORS_INDEX, fileName: '(dry run)', fileSize: 0n, rowCount: BigInt(remaining.length), dvRanges: [], externalPath: null, globalIndexMeta: null } }, path: '', applied };
+  } else {
+    const w = await writeDeletionVectorsIndexFile(i.fileIO, dv.loc, i.bucketDir, remaining);
+    dv.onIndexWritten(w.path);
+    r.dvIndex = { entry: { kind: 'ADD', partition: dv.partition, bucket: dv.bucket, indexFile: w.meta }, path: w.path, applied };
   }
   return r;
 }

@@ -24,11 +24,17 @@
  * compaction of such tables needs Paimon's lookup (new vectors for older files) and is refused,
  * naming compact_strategy => 'full'.
  *
- * Append tables: see append-compaction.ts.
+ * Append tables: see append-compaction.ts; with deletion vectors (unaware and fixed bucket, full
+ * and minor), append-dv.ts: the compacted files are read with their vectors applied, and the
+ * index changes (unaware: DELETE of every index file that held a compacted file's vector, ADD of
+ * a new file with the vectors it still held, bytes copied; fixed bucket: the bucket's new index
+ * file as above) are committed in the same COMPACT snapshot. A concurrent writer that gave a
+ * compacted file a vector (or replaced an index file this compaction removes) makes the commit a
+ * COMMIT_CONFLICT.
  *
  * Refused with UNSUPPORTED_TABLE (naming what to use instead): changelog-producer
- * full-compaction/lookup, append tables with deletion vectors, postpone buckets, record-level
- * expiry, row tracking / data evolution, non-Parquet output formats, descending sequence order.
+ * full-compaction/lookup, postpone buckets, record-level expiry, row tracking / data evolution,
+ * non-Parquet output formats, descending sequence order.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
@@ -60,6 +66,7 @@ import { readRun, type MergeOrder, type RunSource } from './sorted-run-merge.js'
 import { compactionMemory, mergeSection, planSectionMerge } from './spill-merge.js';
 import { dataTempDir, openDataEngine, type PrivateDataEngine } from '../data/duckdb-engine.js';
 import { compactAppendBucket, appendCompactionAllowed } from './append-compaction.js';
+import { checkUnawareDvConflicts, loadAppendDvs } from './append-dv.js';
 import { optionBool as bool } from '../core-options.js';
 
 export type CompactStrategy = 'full' | 'minor';
@@ -136,6 +143,8 @@ export interface BucketCompactResult {
   rowsWritten: bigint;
   /** Deletion-vector tables: the bucket's new index file (replacing its old entry), if any. */
   dvIndex?: { entry: IndexManifestEntry; path: string; applied: number } | null;
+  /** Unaware-bucket append deletion-vector tables: index DELETE/ADD entries of the partition. */
+  dvIndexChanges?: { entries: IndexManifestEntry[]; applied: number } | null;
 }
 
 /** A table schema with its fields parsed, as the data-file readers and writers take it. */
@@ -154,9 +163,6 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
   const producer = options['changelog-producer'] ?? 'none';
   if (isPk && (producer === 'full-compaction' || producer === 'lookup')) {
     refuse(`changelog-producer '${producer}' must emit changelog files on compaction, which this proxy does not produce; run the compaction with Paimon's own engine (Flink or Spark CALL sys.compact) for this table`);
-  }
-  if (bool(options['deletion-vectors.enabled']) && !isPk) {
-    refuse("append tables with deletion vectors (deletion-vectors.enabled=true) are not compacted by this proxy (only primary-key deletion-vector tables are); run the compaction with Paimon's own engine (Flink or Spark)");
   }
   if (bool(options['row-tracking.enabled']) || bool(options['data-evolution.enabled'])) {
     refuse("row-tracking / data-evolution tables are not compacted by this proxy; use Paimon's own engine (Spark)");
@@ -181,9 +187,9 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const options: Record<string, string> = { ...latest.options, ...(o.dynamicOptions ?? {}) };
   checkCompactable(o.table, latest, options);
   const isPk = latest.primaryKeys.length > 0;
-  const dvEnabled = isPk && bool(options['deletion-vectors.enabled']);
+  const dvEnabled = bool(options['deletion-vectors.enabled']);
   const fullRequested = o.strategy === 'full' || (o.partitionIdleTimeMs !== null && o.partitionIdleTimeMs !== undefined);
-  if (dvEnabled && !fullRequested) {
+  if (isPk && dvEnabled && !fullRequested) {
     throw new PaimonError(
       'UNSUPPORTED_TABLE',
       `compact on ${o.table}: a minor compaction of a deletion-vector table needs Paimon's lookup (new deletion vectors for older files), which this proxy does not do; use compact_strategy => 'full' (or Paimon's own engine for a minor compaction)`,
@@ -307,10 +313,13 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     const files = g.entries.map((e) => e.file);
     const bucketDir = bucketDirOf(g);
     if (!isPk) {
+      // Deletion-vector tables: the partition's (unaware, entries of bucket 0) or bucket's vectors.
+      const vectors = dvEnabled ? await loadAppendDvs(o.fileIO, dvLoc, bucketDvEntries(baseIndex, g.partition.key(), g.bucket), bucketDir) : null;
       return compactAppendBucket({
         fileIO: o.fileIO, table: o.table, bucketDir, files, target, schemaOf, options, targetFileSize,
         full: strategy === 'full', bucketed: bucketMode === 'HASH_FIXED', dryRun: o.dryRun ?? false, signal: o.signal,
-        onWritten: (m) => allWritten.push({ g, m }),
+        onWritten: (m) => allWritten.push({ g, m }), forceRewriteAll: forceAll,
+        dv: vectors === null ? null : { vectors, loc: dvLoc, partition: g.partition, bucket: g.bucket, onIndexWritten: (p) => indexWritten.push(p) },
       });
     }
     const runs = levelSortedRuns(files, cmp);
@@ -455,6 +464,11 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
         res.deletionVectorsApplied += r.dvIndex.applied;
         res.dvIndexFilesWritten++;
       }
+      if (r.dvIndexChanges) {
+        indexEntries.push(...r.dvIndexChanges.entries);
+        res.deletionVectorsApplied += r.dvIndexChanges.applied;
+        res.dvIndexFilesWritten += r.dvIndexChanges.entries.filter((e) => e.kind === 'ADD').length;
+      }
     }
     res.partitions = partitions.size;
     res.spill = spillStats;
@@ -466,6 +480,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       kind: 'COMPACT', deltaEntries: delta, indexEntries, commitIdentifier: 9223372036854775807n, baseSnapshotId: base.id,
       // Evaluated in the commit loop against the snapshot being superseded (checked again when a concurrent commit takes the id).
       ...(dvEnabled && bucketMode !== 'BUCKET_UNAWARE' ? { conflictCheck: (latest: Snapshot | null) => checkDvUnchanged(commit, latest, base, baseIndex, dvGroups, o.table) } : {}),
+      ...(dvEnabled && bucketMode === 'BUCKET_UNAWARE' ? { conflictCheck: (latest: Snapshot | null) => checkUnawareDvUnchanged(commit, latest, base, baseIndex, results, o.table) } : {}),
     });
     await o.onPoint?.('after-commit');
     return { ...res, committedSnapshotId: committed.snapshot.id };
@@ -539,4 +554,27 @@ async function checkDvUnchanged(
       );
     }
   }
+}
+
+/**
+ * The commit's conflict rule for a deletion-vector compaction of an unaware-bucket append table
+ * (evaluated in every commit attempt): no other writer may have given a vector to a file this
+ * compaction rewrote, nor replaced an index file it removes (append-dv.ts).
+ */
+async function checkUnawareDvUnchanged(
+  commit: FileStoreCommit,
+  latest: Snapshot | null,
+  base: Snapshot,
+  baseIndex: readonly IndexManifestEntry[],
+  results: ReadonlyArray<{ g: BucketGroup; r: BucketCompactResult }>,
+  table: string,
+): Promise<void> {
+  if (latest === null || latest.id === base.id || (latest.indexManifest ?? null) === (base.indexManifest ?? null)) return;
+  const now = latest.indexManifest ? await commit.indexManifestFile.read(latest.indexManifest) : [];
+  const changed = results.filter(({ r }) => r.before.length > 0).map(({ g, r }) => ({
+    partitionKey: g.partition.key(),
+    compacted: new Set(r.before.map((f) => f.fileName)),
+    removedIndexFiles: (r.dvIndexChanges?.entries ?? []).filter((e) => e.kind === 'DELETE').map((e) => e.indexFile.fileName),
+  }));
+  checkUnawareDvConflicts(table, base.id, latest.id, baseIndex, now, changed);
 }

@@ -23,6 +23,14 @@ import java.util.TreeMap;
  *   read-dvs wh db table       every deletion vector of the latest snapshot as Paimon reads it:
  *                              data file name, index file, bucket and the deleted positions
  *                              ("dvs"); vectors of data files that are not live go to "stale"
+ *   delete wh db table field v1,v2,...
+ *                              deletes the rows whose INT/BIGINT column `field` has one of the values
+ *                              the way Spark's DELETE does on an append table with deletion vectors
+ *                              (PaimonSparkWriter.persistDeletionVectors): the positions of the
+ *                              matching rows in each live data file become a vector that the
+ *                              append deletion-file maintainer of the partition (bucket -1) or of
+ *                              the bucket (fixed bucket) merges and persists; the index changes
+ *                              are committed as one snapshot. Prints the deleted positions per file.
  */
 public class DvTool {
 
@@ -35,6 +43,9 @@ public class DvTool {
                 break;
             case "read-dvs":
                 readDvs(a[1], a[2], a[3]);
+                break;
+            case "delete":
+                delete(a[1], a[2], a[3], a[4], a[5]);
                 break;
             default:
                 throw new IllegalArgumentException("unknown command " + a[0]);
@@ -111,5 +122,80 @@ public class DvTool {
             }
         }
         PaimonTool.emit(PaimonTool.obj("snapshotId", s == null ? null : s.id(), "dvs", out, "stale", stale));
+    }
+
+    static void delete(String wh, String db, String tbl, String field, String values) throws Exception {
+        FileStoreTable t = PaimonTool.table(wh, db, tbl);
+        Snapshot s = t.snapshotManager().latestSnapshot();
+        if (s == null) throw new IllegalStateException("table has no snapshot");
+        java.util.Set<Long> wanted = new java.util.HashSet<>();
+        for (String v : values.split(",")) if (!v.isEmpty()) wanted.add(Long.parseLong(v.trim()));
+        int idx = t.rowType().getFieldNames().indexOf(field);
+        if (idx < 0) throw new IllegalArgumentException("no field " + field);
+        boolean isLong = t.rowType().getTypeAt(idx).getTypeRoot() == org.apache.paimon.types.DataTypeRoot.BIGINT;
+        boolean bitmap64 = "true".equals(t.options().get("deletion-vectors.bitmap64"));
+        boolean unaware = t.bucketMode() == org.apache.paimon.table.BucketMode.BUCKET_UNAWARE;
+        // Positions of the matching rows in each live file (read alone, no vector applied: file order).
+        Map<String, List<Object>> grouped = new TreeMap<>();
+        Map<String, org.apache.paimon.data.BinaryRow> partitions = new java.util.HashMap<>();
+        Map<String, Integer> buckets = new java.util.HashMap<>();
+        Map<String, Map<String, DeletionVector>> dvsByGroup = new TreeMap<>();
+        List<Object> report = new ArrayList<>();
+        org.apache.paimon.table.source.InnerTableRead read = t.newRead();
+        for (org.apache.paimon.table.source.DataSplit split : t.newSnapshotReader().withSnapshot(s).read().dataSplits()) {
+            for (org.apache.paimon.io.DataFileMeta f : split.dataFiles()) {
+                org.apache.paimon.table.source.DataSplit one = org.apache.paimon.table.source.DataSplit.builder()
+                        .withSnapshot(s.id()).withPartition(split.partition()).withBucket(split.bucket())
+                        .withBucketPath(split.bucketPath()).withTotalBuckets(split.totalBuckets())
+                        .withDataFiles(java.util.Collections.singletonList(f)).rawConvertible(true).build();
+                DeletionVector dv = bitmap64 ? new Bitmap64DeletionVector() : new BitmapDeletionVector();
+                List<Long> positions = new ArrayList<>();
+                long pos = 0;
+                try (org.apache.paimon.reader.RecordReader<org.apache.paimon.data.InternalRow> r = read.createReader(one)) {
+                    org.apache.paimon.reader.RecordReader.RecordIterator<org.apache.paimon.data.InternalRow> it;
+                    while ((it = r.readBatch()) != null) {
+                        org.apache.paimon.data.InternalRow row;
+                        while ((row = it.next()) != null) {
+                            if (!row.isNullAt(idx) && wanted.contains(isLong ? row.getLong(idx) : (long) row.getInt(idx))) {
+                                dv.delete(pos);
+                                positions.add(pos);
+                            }
+                            pos++;
+                        }
+                        it.releaseBatch();
+                    }
+                }
+                if (pos != f.rowCount()) throw new IllegalStateException("read " + pos + " rows of " + f.fileName() + ", it has " + f.rowCount());
+                if (positions.isEmpty()) continue;
+                String key = org.apache.paimon.utils.SerializationUtils.serializeBinaryRow(split.partition()).length + ":" + java.util.Arrays.toString(org.apache.paimon.utils.SerializationUtils.serializeBinaryRow(split.partition())) + "|" + (unaware ? 0 : split.bucket());
+                partitions.put(key, split.partition());
+                buckets.put(key, split.bucket());
+                dvsByGroup.computeIfAbsent(key, k -> new TreeMap<>()).put(f.fileName(), dv);
+                report.add(PaimonTool.obj("dataFile", f.fileName(), "bucket", split.bucket(), "positions", positions));
+            }
+        }
+        List<org.apache.paimon.table.sink.CommitMessage> msgs = new ArrayList<>();
+        IndexFileHandler h = t.store().newIndexFileHandler();
+        for (Map.Entry<String, Map<String, DeletionVector>> g : dvsByGroup.entrySet()) {
+            org.apache.paimon.data.BinaryRow p = partitions.get(g.getKey());
+            org.apache.paimon.deletionvectors.append.BaseAppendDeleteFileMaintainer m = unaware
+                    ? org.apache.paimon.deletionvectors.append.BaseAppendDeleteFileMaintainer.forUnawareAppend(h, s, p)
+                    : org.apache.paimon.deletionvectors.append.BaseAppendDeleteFileMaintainer.forBucketedAppend(h, s, p, buckets.get(g.getKey()));
+            for (Map.Entry<String, DeletionVector> d : g.getValue().entrySet()) m.notifyNewDeletionVector(d.getKey(), d.getValue());
+            List<org.apache.paimon.index.IndexFileMeta> added = new ArrayList<>();
+            List<org.apache.paimon.index.IndexFileMeta> deleted = new ArrayList<>();
+            for (IndexManifestEntry e : m.persist()) (e.kind() == org.apache.paimon.manifest.FileKind.ADD ? added : deleted).add(e.indexFile());
+            msgs.add(new org.apache.paimon.table.sink.CommitMessageImpl(
+                    m.getPartition(), m.getBucket(), null,
+                    new org.apache.paimon.io.DataIncrement(java.util.Collections.emptyList(), java.util.Collections.emptyList(), java.util.Collections.emptyList(), added, deleted),
+                    org.apache.paimon.io.CompactIncrement.emptyIncrement()));
+        }
+        if (!msgs.isEmpty()) {
+            try (org.apache.paimon.table.sink.BatchTableCommit c = t.newBatchWriteBuilder().newCommit()) {
+                c.commit(msgs);
+            }
+        }
+        t.snapshotManager().invalidateCache();
+        PaimonTool.emit(PaimonTool.obj("deleted", report, "latestSnapshotId", t.snapshotManager().latestSnapshotId()));
     }
 }
