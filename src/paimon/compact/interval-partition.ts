@@ -118,8 +118,13 @@ export type SectionStep =
 
 /**
  * `MergeTreeCompactTask.doCompact`: adjacent small or overlapping sections are merged together;
- * a large non-overlapping file is upgraded (its level changed), unless it must be rewritten
- * (it carries retract rows and goes to the max level, or everything is force-rewritten).
+ * a large non-overlapping file is upgraded (its level changed; nothing when it is at the output
+ * level already), unless `MergeTreeCompactTask.upgrade` rewrites it on its own: the output is the
+ * max level and the file may hold retract rows (deleteRowCount > 0, or unknown: files written
+ * before the count existed), or everything is force-rewritten
+ * (`compaction.force-rewrite-all-files`). The rule holds for a file already at the output level
+ * too (1.4.2 and 2.0.0 alike). Java's third reason, files with records past
+ * `record-level.expire-time`, does not arise: compact refuses such tables.
  */
 export function planSections(
   unit: CompactUnit,
@@ -129,14 +134,11 @@ export function planSections(
   const steps: SectionStep[] = [];
   let candidate: DataFileMeta[][][] = [];
   const upgrade = (file: DataFileMeta): void => {
-    if (file.level === unit.outputLevel) {
-      if (opts.forceRewriteAllFiles) steps.push({ kind: 'rewrite-file', file });
-      return;
-    }
-    if (unit.outputLevel !== opts.maxLevel || file.deleteRowCount === 0n) {
-      steps.push(opts.forceRewriteAllFiles ? { kind: 'rewrite-file', file } : { kind: 'upgrade', file });
-    } else {
+    const mayHoldDeletes = file.deleteRowCount === null || file.deleteRowCount > 0n;
+    if ((unit.outputLevel === opts.maxLevel && mayHoldDeletes) || opts.forceRewriteAllFiles) {
       steps.push({ kind: 'rewrite-file', file });
+    } else if (file.level !== unit.outputLevel) {
+      steps.push({ kind: 'upgrade', file });
     }
   };
   const rewrite = (): void => {
