@@ -18,8 +18,8 @@ import { PaimonError } from '../errors.js';
 import type { DataFieldSpec, FieldType } from '../data/field-type.js';
 import { Decimal, Timestamp, type Datum, type InternalRow, type KeyValue, type RowKindByte } from '../data/internal-row.js';
 
-/** Records per frame at most; a frame is also cut at about FRAME_BYTES of estimated payload. */
-const FRAME_RECORDS = 4096;
+/** Records per frame (small: records read back die young, before V8 promotes them). */
+const FRAME_RECORDS = 512;
 const WRITE_BUFFER = 1 << 20;
 
 /** Writes records (in merge order) to a spill file. */

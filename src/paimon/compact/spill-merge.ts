@@ -136,7 +136,7 @@ export async function* mergeSection(o: SectionMergeOptions): AsyncGenerator<KeyV
       const w = await SpillWriter.create(path);
       try {
         const raw = { read: 0n };
-        for await (const batch of mergeRuns(group.map(open), o.order, null, { dropDelete: false, stats: raw, signal: o.signal, outBatch: 4096 })) {
+        for await (const batch of mergeRuns(group.map(open), o.order, null, { dropDelete: false, stats: raw, signal: o.signal, outBatch: batchRows })) {
           await w.write(batch);
         }
         await w.close();

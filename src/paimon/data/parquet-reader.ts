@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
 import type { FileIO } from '../file-io.js';
 import { PaimonError } from '../errors.js';
 import type { DataFieldSpec } from './field-type.js';
@@ -96,6 +96,28 @@ export interface ColumnBatch {
 interface DataChunkView {
   rowCount: number;
   cell(c: number, r: number): Datum;
+  /**
+   * Rows [from, from + n) as a view of their own. DuckDB's vectors keep every value they have
+   * converted until the chunk is dropped; a slice's values are kept only as long as the slice,
+   * so records made batch by batch from slices die young (before V8 promotes them).
+   */
+  slice(from: number, n: number): DataChunkView;
+}
+
+function columnsView(columns: Datum[][], rowCount: number, offset = 0): DataChunkView {
+  return {
+    rowCount,
+    cell: (c, r) => columns[c][offset + r],
+    slice: (from, n) => columnsView(columns, n, offset + from),
+  };
+}
+
+function vectorsView(vectors: DuckDBVector[], converters: ReadonlyArray<(v: DuckDBValue) => Datum>, rowCount: number): DataChunkView {
+  return {
+    rowCount,
+    cell: (c, r) => converters[c](vectors[c].getItem(r)),
+    slice: (from, n) => vectorsView(vectors.map((v) => v.slice(from, n)), converters, n),
+  };
 }
 
 /** Streams a data file chunk by chunk over the given fields (a field the file lacks reads as null). */
@@ -111,8 +133,7 @@ async function* scanDataFile(
   try {
     if (format === 'avro') {
       for await (const b of readAvroColumns(local, fields, path)) {
-        const columns = b.columns;
-        yield { rowCount: b.rowCount, cell: (c, r) => columns[c][r] };
+        yield columnsView(b.columns, b.rowCount);
       }
       return;
     }
@@ -126,11 +147,18 @@ async function* scanDataFile(
     const select = fields.map((f) => (present.has(f.name) ? quoteIdent(f.name) : `NULL AS ${quoteIdent(f.name)}`));
     const converters = fields.map((f) => fromDuckConverter(f.type));
     const result = await conn.stream(`SELECT ${select.length ? select.join(', ') : '1'} FROM read_parquet(${quoteLiteral(local)}, hive_partitioning = false)`);
-    for await (const chunk of result) {
-      const n = chunk.rowCount;
-      if (n === 0) continue;
-      const vectors = fields.map((_, c) => chunk.getColumnVector(c));
-      yield { rowCount: n, cell: (c, r) => converters[c](vectors[c].getItem(r)) };
+    // The next chunk is fetched (decoded on DuckDB's side) while this one is being consumed.
+    let next = result.fetchChunk();
+    try {
+      for (;;) {
+        const chunk = await next;
+        if (chunk === null || chunk.rowCount === 0) break;
+        next = result.fetchChunk();
+        yield vectorsView(fields.map((_, c) => chunk.getColumnVector(c)), converters, chunk.rowCount);
+      }
+    } finally {
+      // Settle the read ahead before the connection closes.
+      await next.catch(() => null);
     }
   } finally {
     conn?.closeSync();
@@ -208,15 +236,18 @@ export async function* readKeyValues(o: DataFileReadOptions): AsyncGenerator<Key
   let out: KeyValue[] = [];
   // Records are made from the chunk as the batch fills (not a whole chunk at once), so a merge
   // with small batches holds little more than DuckDB's chunk per open file.
-  for await (const chunk of scanDataFile(o.fileIO, o.path, fields, o)) {
-    const rowCount = chunk.rowCount;
-    for (let r = 0; r < rowCount; r++, position++) {
-      if (dv !== null && dv.isDeleted(position)) continue;
-      const value: InternalRow = new Array(nValue);
-      for (let c = 0; c < nValue; c++) value[c] = chunk.cell(2 + c, r);
-      const key: InternalRow = new Array(nKey);
-      for (let k = 0; k < nKey; k++) key[k] = value[keyIdx[k]];
-      out.push({ key, sequenceNumber: chunk.cell(0, r) as bigint, valueKind: chunk.cell(1, r) as RowKindByte, value });
+  for await (const whole of scanDataFile(o.fileIO, o.path, fields, o)) {
+    for (let from = 0; from < whole.rowCount; from += batchSize) {
+      const chunk = whole.rowCount <= batchSize ? whole : whole.slice(from, Math.min(batchSize, whole.rowCount - from));
+      const rowCount = chunk.rowCount;
+      for (let r = 0; r < rowCount; r++, position++) {
+        if (dv !== null && dv.isDeleted(position)) continue;
+        const value: InternalRow = new Array(nValue);
+        for (let c = 0; c < nValue; c++) value[c] = chunk.cell(2 + c, r);
+        const key: InternalRow = new Array(nKey);
+        for (let k = 0; k < nKey; k++) key[k] = value[keyIdx[k]];
+        out.push({ key, sequenceNumber: chunk.cell(0, r) as bigint, valueKind: chunk.cell(1, r) as RowKindByte, value });
+      }
       if (out.length >= batchSize) {
         yield out;
         out = [];
