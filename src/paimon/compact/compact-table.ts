@@ -376,6 +376,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
             runs: section,
             readFiles: (run, batch) => (dvs !== null ? readRunApplyingDv(src, run, batch, dvs, o.signal) : readRun(src, run, batch, o.signal)),
             order, mergeFunction: mf!.create(), dropDelete, plan, spillDir, fields: target.fieldSpecs, keyIndexes, stats, spillStats, signal: o.signal,
+            spillMergeFunction: mf!.engine === 'deduplicate' || mf!.engine === 'first-row' ? mf!.create() : null,
           });
           for await (const out of merged) {
             await writer.write(out as Iterable<KeyValue>);

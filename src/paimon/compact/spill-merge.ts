@@ -90,6 +90,13 @@ export interface SectionMergeOptions {
   readFiles: (files: readonly DataFileMeta[], batchRows: number) => AsyncGenerator<KeyValue[]>;
   order: MergeOrder;
   mergeFunction: MergeFunction;
+  /**
+   * The merge function of the spill passes, or null to spill raw records. Only for engines whose
+   * merge of a contiguous group of runs, merged again later, equals one merge of all records
+   * (deduplicate keeps the last record in merge order, first-row the first): Paimon's own
+   * intermediate compactions merge them so too. Retract records are kept (dropDelete is false).
+   */
+  spillMergeFunction?: MergeFunction | null;
   dropDelete: boolean;
   plan: SectionMergePlan;
   /** Directory for spill files (created by the caller, removed by it at the end of the compaction). */
@@ -97,7 +104,7 @@ export interface SectionMergeOptions {
   /** Target schema fields and trimmed key positions, to read spill files back. */
   fields: readonly DataFieldSpec[];
   keyIndexes: readonly number[];
-  /** Input records handed to the merge function (each record once, spilled or not). */
+  /** Input records of the section (each counted once, spilled or not). */
   stats: { read: bigint };
   spillStats?: { files: number; records: bigint; bytes: bigint };
   signal?: AbortSignal;
@@ -112,6 +119,7 @@ export async function* mergeSection(o: SectionMergeOptions): AsyncGenerator<KeyV
   const { fanIn, batchRows } = o.plan;
   let sources: Source[] = o.runs.map((files) => ({ kind: 'files', files, bytes: files.reduce((s, f) => s + Number(f.fileSize), 0) }));
   const made = new Set<string>();
+  let spilledNet = 0n;
   const open = (s: Source): AsyncGenerator<KeyValue[]> =>
     s.kind === 'files' ? o.readFiles(s.files, batchRows) : readSpill(s.path, o.fields, o.keyIndexes, o.signal);
   try {
@@ -136,10 +144,12 @@ export async function* mergeSection(o: SectionMergeOptions): AsyncGenerator<KeyV
       const w = await SpillWriter.create(path);
       try {
         const raw = { read: 0n };
-        for await (const batch of mergeRuns(group.map(open), o.order, null, { dropDelete: false, stats: raw, signal: o.signal, outBatch: batchRows })) {
+        for await (const batch of mergeRuns(group.map(open), o.order, o.spillMergeFunction ?? null, { dropDelete: false, stats: raw, signal: o.signal, outBatch: batchRows })) {
           await w.write(batch);
         }
         await w.close();
+        // Records read here minus those written (each is read again, once, by a later pass).
+        spilledNet += raw.read - BigInt(w.records);
       } catch (e) {
         await w.discard().catch(() => undefined);
         throw e;
@@ -159,6 +169,7 @@ export async function* mergeSection(o: SectionMergeOptions): AsyncGenerator<KeyV
       need -= k - 1;
     }
     yield* mergeRuns(sources.map(open), o.order, o.mergeFunction, { dropDelete: o.dropDelete, stats: o.stats, signal: o.signal, outBatch: batchRows });
+    o.stats.read += spilledNet;
   } finally {
     await Promise.all([...made].map((p) => rm(p, { force: true })));
   }
