@@ -274,7 +274,8 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
       if (!st.started) {
         // Past the privilege check, lock and slot: the entry no longer says it waits.
         registryPhase(call, 'started');
-        opts.metrics?.jobStarted('sync');
+        // The work of an async job is counted as mode async by the job manager (ops-runtime).
+        if (call.jobId === undefined) opts.metrics?.jobStarted('sync');
         opts.metrics?.callRunning(call.procedure, call.jobId === undefined ? 'sync' : 'async', 1);
       }
       st.started = true;
@@ -338,7 +339,7 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
       );
       st?.trace.end(record.outcome, error);
       if (st?.started) {
-        opts.metrics?.jobEnded('sync');
+        if (call.jobId === undefined) opts.metrics?.jobEnded('sync');
         opts.metrics?.callRunning(call.procedure, call.jobId === undefined ? 'sync' : 'async', -1);
       }
       opts.metrics?.callFinished(call.procedure, record.outcome as AuditOutcome, outcome.durationMs / 1000);

@@ -151,6 +151,23 @@ describe('progress log lines', () => {
   });
 });
 
+describe('metrics of async work', () => {
+  test("an async job's work counts as a running async call, not as a sync one too", async () => {
+    const provider = new PromClientMeterProvider();
+    const metrics = new ProxyMetrics(provider.getMeter('sync-progress-async'));
+    const hooks = createOpsHooks({ metrics });
+    const info = {
+      queryId: 'q-async', catalog: 'paimon', procedure: 'test_progress', signature: progressProcedure as never, args: {}, frameworkArgs: {},
+      caller: { user: 'u', connectionId: 1, clientAddress: '127.0.0.1', currentDatabase: null }, statement: 'CALL ...', startedAt: Date.now(), dryRun: false, jobId: 'job-0123456789ab',
+    };
+    hooks.onStart!(info);
+    const text = await provider.registry.metrics();
+    assert.match(text, /paimon_proxy_calls_running\{[^}]*mode="async"[^}]*\} 1/);
+    assert.doesNotMatch(text, /paimon_proxy_jobs_active\{mode="sync"\} 1/);
+    hooks.close();
+  });
+});
+
 describe('a running synchronous CALL seen from another session', () => {
   let wh: string;
   let router: Router;
