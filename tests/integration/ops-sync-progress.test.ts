@@ -271,8 +271,6 @@ describe('a synchronous compact seen from a second connection, the log and /metr
     const tableDir = join(wh, 'interop.db', 't2');
     const before = listTree(tableDir);
     const snapshotsBefore = readdirSync(join(tableDir, 'snapshot')).sort();
-    const rowsBefore = await readRows(V, wh, 'interop', 't2');
-    assert.ok(rowsBefore.length > 0);
     const a = await conn();
     const b = await conn();
     try {
@@ -292,7 +290,8 @@ describe('a synchronous compact seen from a second connection, the log and /metr
       // Nothing half-done: the same snapshots, the files written for the first bucket removed again.
       assert.deepEqual(readdirSync(join(tableDir, 'snapshot')).sort(), snapshotsBefore);
       assert.deepEqual(listTree(tableDir), before);
-      assert.deepEqual(await readRows(V, wh, 'interop', 't2'), rowsBefore);
+      // The same files, so the same rows: Java reads the 8 keys as written.
+      assert.deepEqual(await readRows(V, wh, 'interop', 't2'), Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: i, v: `w${i}` })));
       // The audit record says cancelled.
       const audit = readFileSync(join(wh, '..', 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
       const rec = audit.find((x) => String(x.queryId).replace(/-/g, '').startsWith(id.slice(5)));
