@@ -104,6 +104,10 @@ export function checkSortCompactable(
     );
   }
   if (bool(options['data-evolution.enabled'])) throw new PaimonError('UNSUPPORTED_TABLE', 'Data Evolution table cannot be sorted!');
+  if (bool(options['deletion-vectors.enabled'])) {
+    // The sort rewrite reads files without their deletion vectors and commits no index change.
+    throw new PaimonError('UNSUPPORTED_TABLE', `compact with sort_type ${strategy} on ${table}: tables with deletion vectors (deletion-vectors.enabled=true) are not sorted by this proxy; compact without order_strategy, or sort with Paimon's own engine (Spark CALL sys.compact)`);
+  }
   checkCompactable(table, schema, options);
   return sortKeyEncoder(strategy, schema.fields.map((f) => parseDataField(f)), orderBy, options);
 }

@@ -14,6 +14,9 @@ import type { DeletionVectorBlob } from '../../../../src/paimon/deletion-vector.
 import { checkUnawareDvConflicts, compactionFileSize, packUnawareDv, pickBucketedFullDv, rollVectors, unawareCandidate, type DvInfo, type UnawareDvPlanOptions } from '../../../../src/paimon/compact/append-dv.js';
 import { pickBucketedFull, pickBucketedMinor } from '../../../../src/paimon/compact/append-compaction.js';
 import { isPaimonError } from '../../../../src/paimon/errors.js';
+import { checkSortCompactable } from '../../../../src/paimon/compact/sort-compaction.js';
+import { checkCompactable } from '../../../../src/paimon/compact/compact-table.js';
+import type { TableSchema } from '../../../../src/paimon/table-schema.js';
 
 let seq = 0;
 function file(name: string, size: number, rows = 100): DataFileMeta {
@@ -125,5 +128,19 @@ describe('index files', () => {
     checkUnawareDvConflicts('db.t', 1, 2, base, [entry('i1', ['a', 'x']), entry('i2', ['z'])], change);
     assert.throws(() => checkUnawareDvConflicts('db.t', 1, 2, base, [entry('i1', ['a', 'x']), entry('i2', ['b'])], change), (e: unknown) => isPaimonError(e, 'COMMIT_CONFLICT') && /added deletion vectors to b/.test(e.message));
     assert.throws(() => checkUnawareDvConflicts('db.t', 1, 2, base, [entry('i3', ['x', 'y'])], change), (e: unknown) => isPaimonError(e, 'COMMIT_CONFLICT') && /i1 was replaced/.test(e.message));
+  });
+});
+
+describe('which append deletion-vector compactions are accepted', () => {
+  const schema = (options: Record<string, string>): TableSchema =>
+    ({ id: 0, fields: [{ id: 0, name: 'id', type: 'INT NOT NULL' }, { id: 1, name: 'v', type: 'STRING' }], highestFieldId: 1, partitionKeys: [], primaryKeys: [], options, comment: null, timeMillis: 0n } as unknown as TableSchema);
+  test('bucket -1 and fixed bucket are compacted; a sort compaction is refused, naming what to use', () => {
+    for (const bucket of ['-1', '2']) {
+      const o = { bucket, 'deletion-vectors.enabled': 'true' };
+      checkCompactable('db.t', schema(o), o);
+    }
+    const o = { bucket: '-1', 'deletion-vectors.enabled': 'true' };
+    assert.throws(() => checkSortCompactable('db.t', schema(o), o, 'zorder', ['v']), (e: unknown) => isPaimonError(e, 'UNSUPPORTED_TABLE') && /deletion vectors.*compact without order_strategy/.test(e.message));
+    checkSortCompactable('db.t', schema({ bucket: '-1' }), { bucket: '-1' }, 'zorder', ['v']);
   });
 });
