@@ -87,6 +87,9 @@ if (args.has('ours-only')) {
       filesAfter: r.filesAfter,
       bytesBefore: String(r.bytesBefore),
       bytesAfter: String(r.bytesAfter),
+      spillFiles: r.spill?.files ?? 0,
+      spillRecords: String(r.spill?.records ?? 0n),
+      spillBytes: String(r.spill?.bytes ?? 0n),
     }) + '\n',
   );
   process.exit(0);
@@ -108,7 +111,7 @@ const intList = (k: string, d: string, min: number): number[] =>
 const CONCURRENCY = intList('concurrency', '1,2', 1);
 // V8 grows its heap lazily far beyond the live set (the merge's batches); 0 = node's default,
 // otherwise the child runs with --max-old-space-size=<n> (what a deployment would set).
-const NODE_HEAP_MB = intList('node-heap-mb', '0,256', 0);
+const NODE_HEAP_MB = intList('node-heap-mb', '0', 0);
 
 const java = new PaimonJava('1.4', { quickStart: false });
 const javaOpts = { timeoutMs: 3 * 3600_000, env: { JAVA_TOOL_OPTIONS: `-Xmx${JAVA_HEAP_MB}m` } };
@@ -194,7 +197,8 @@ for (const heapMb of NODE_HEAP_MB) for (const c of CONCURRENCY) {
   console.log(
     `ours (${label}): ${r.rowsRead} rows read, ${r.rowsWritten} written, ${r.filesBefore} -> ${r.filesAfter} files ` +
       `(${mib(Number(r.bytesBefore))} -> ${mib(Number(r.bytesAfter))} MiB) in ${(Number(r.millis) / 1000).toFixed(1)} s = ${rowsPerSec.toFixed(0)} rows/s; ` +
-      `peak RSS ${mib(Number(r.peakRss))} MiB, peak JS heap+external ${mib(Number(r.peakHeap))} MiB (at start ${mib(Number(r.baseRss))}; budget ${BUDGET_MB} MiB); Java reads it back: ${same ? 'same rows' : 'DIFFERENT'}; load before ${la}`,
+      `peak RSS ${mib(Number(r.peakRss))} MiB, peak JS heap+external ${mib(Number(r.peakHeap))} MiB (at start ${mib(Number(r.baseRss))}; budget ${BUDGET_MB} MiB); ` +
+      `spilled ${r.spillRecords} records in ${r.spillFiles} files (${mib(Number(r.spillBytes))} MiB); Java reads it back: ${same ? 'same rows' : 'DIFFERENT'}; load before ${la}, after ${load()}`,
   );
   rmSync(copy, { recursive: true, force: true });
 }

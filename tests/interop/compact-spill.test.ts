@@ -1,9 +1,11 @@
 /**
  * compact within a tiny memory budget against the real Paimon (Java 1.4.2 / 2.0.0, pypaimon).
- * Paimon Java writes a primary-key table (2 buckets, write-only, so every commit leaves one more
- * level-0 sorted run per bucket: 24 runs) with DECIMAL, TIMESTAMP and nested columns,
- * `sequence.field`, updates and deletes. Our full compaction with a 1 MiB budget can open only
- * two runs at once, so each bucket's runs go through many spill files before the final merge.
+ * Paimon Java writes primary-key tables (2 buckets, write-only, so every commit leaves one more
+ * level-0 sorted run per bucket: 24 runs) with DECIMAL, TIMESTAMP and nested columns: one
+ * deduplicate table with `sequence.field` (going backwards at times), updates and deletes (its
+ * spill passes merge with deduplicate), one aggregation table (its spill passes write raw
+ * records, the aggregation runs once at the end). Our full compaction with a 1 MiB budget can
+ * open only two runs at once, so each bucket's runs go through many spill files first.
  * Then:
  *  - Java 1.4, 2.0 and pypaimon read exactly the rows Java read before, and the rows of Java's
  *    own full compaction of a copy; the files per partition/bucket/level are Java's;
@@ -31,22 +33,35 @@ type Row = Record<string, Json>;
 const canon = (rows: JsonObj[]): string[] => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
 const COMMITS = 24;
 
-const SPEC: TableSpec = {
-  fields: [
-    { name: 'id', type: 'INT NOT NULL' },
-    { name: 'name', type: 'STRING' },
-    { name: 'seq', type: 'BIGINT' },
-    { name: 'price', type: 'DECIMAL(20, 4)' },
-    { name: 'ts', type: 'TIMESTAMP(6)' },
-    { name: 'tags', type: { type: 'ARRAY', element: 'DECIMAL(5, 2)' } },
-  ],
-  primaryKeys: ['id'],
-  partitionKeys: [],
-  options: { bucket: '2', 'write-only': 'true', 'sequence.field': 'seq' },
-};
+const FIELDS: TableSpec['fields'] = [
+  { name: 'id', type: 'INT NOT NULL' },
+  { name: 'name', type: 'STRING' },
+  { name: 'seq', type: 'BIGINT' },
+  { name: 'price', type: 'DECIMAL(20, 4)' },
+  { name: 'ts', type: 'TIMESTAMP(6)' },
+  { name: 'tags', type: { type: 'ARRAY', element: 'DECIMAL(5, 2)' } },
+];
+
+interface SpillCase {
+  name: string;
+  options: Record<string, string>;
+  deletes: boolean;
+}
+
+const CASES: SpillCase[] = [
+  // spill passes merge with deduplicate (the group's last record per key)
+  { name: 'deduplicate, sequence.field, deletes', options: { 'sequence.field': 'seq' }, deletes: true },
+  // spill passes write raw records; the aggregation runs once, in the final pass
+  {
+    name: 'aggregation (sum, max, last_non_null_value)',
+    options: { 'merge-engine': 'aggregation', 'fields.seq.aggregate-function': 'sum', 'fields.price.aggregate-function': 'max', 'fields.ts.aggregate-function': 'min' },
+    deletes: false,
+  },
+];
+
 
 /** Commit c: upserts over an overlapping key window; `seq` sometimes goes backwards (older wins); some deletes. */
-function commitRows(c: number): Row[] {
+function commitRows(c: number, deletes: boolean): Row[] {
   const rows: Row[] = [];
   for (let k = 0; k < 60; k++) {
     const id = (c * 13 + k * 7) % 150;
@@ -58,7 +73,7 @@ function commitRows(c: number): Row[] {
       ts: `2024-0${1 + (c % 9)}-1${k % 10}T0${k % 10}:1${c % 10}:00.${String(123456 + c * 1000 + k).slice(0, 6)}`,
       tags: k % 4 === 0 ? null : [`${k}.25`, `${c}.5`],
     };
-    if (c >= 4 && k % 11 === 0) r._rowKind = '-D';
+    if (deletes && c >= 4 && k % 11 === 0) r._rowKind = '-D';
     rows.push(r);
   }
   return rows;
@@ -75,7 +90,7 @@ function dataFiles(tablePath: string): string[] {
   return out.sort();
 }
 
-describe('compact: primary-key table with 24 sorted runs per bucket, 1 MiB budget (spill passes)', () => {
+for (const cs of CASES) describe(`compact: primary-key table (${cs.name}) with 24 sorted runs per bucket, 1 MiB budget (spill passes)`, () => {
   let wh: string;
   let javaCopy: string;
   let abortCopy: string;
@@ -84,12 +99,12 @@ describe('compact: primary-key table with 24 sorted runs per bucket, 1 MiB budge
 
   before(async () => {
     wh = tempWarehouse('compact-spill');
-    await java('1.4').createTable(wh, 'db', 't', SPEC);
+    await java('1.4').createTable(wh, 'db', 't', { fields: FIELDS, primaryKeys: ['id'], partitionKeys: [], options: { bucket: '2', 'write-only': 'true', ...cs.options } });
     const dir = tempWarehouse('compact-spill-rows');
     const steps: string[][] = [];
     for (let c = 0; c < COMMITS; c++) {
       const f = join(dir, `c${c}.jsonl`);
-      writeFileSync(f, commitRows(c).map((r) => canonicalJson(r)).join('\n') + '\n');
+      writeFileSync(f, commitRows(c, cs.deletes).map((r) => canonicalJson(r)).join('\n') + '\n');
       steps.push(['write', wh, 'db', 't', f]);
     }
     const res = await java('1.4').batch(steps);

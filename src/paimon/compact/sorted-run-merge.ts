@@ -34,7 +34,7 @@ export async function* readRun(src: RunSource, files: readonly DataFileMeta[], b
     signal?.throwIfAborted();
     const schema = await src.schemaOf(BigInt(f.schemaId));
     const evolve = rowEvolution(schema.fieldSpecs, src.target.fieldSpecs, `${src.table} file ${f.fileName}`);
-    for await (const batch of readKeyValues({ fileIO: src.fileIO, path: f.externalPath ?? `${src.bucketDir}/${f.fileName}`, schema, table: src.table, batchSize, engine: src.engine })) {
+    for await (const batch of readKeyValues({ fileIO: src.fileIO, path: f.externalPath ?? `${src.bucketDir}/${f.fileName}`, schema, table: src.table, batchSize, engine: src.engine, lazyValues: true })) {
       if (evolve === null) yield batch;
       else {
         yield batch.map((kv) => {
@@ -194,6 +194,8 @@ export async function* mergeRuns(
       }
       const r = mergeFunction.result();
       if (r !== null && !(opts.dropDelete && isRetract(r.valueKind))) {
+        // Read the value now (lazily read records): the output batch must not hold the files' chunks.
+        void r.value;
         out.push(r);
         if (out.length >= outSize) {
           yield out;

@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
-import type { DuckDBConnection, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
 import type { FileIO } from '../file-io.js';
 import { PaimonError } from '../errors.js';
 import type { DataFieldSpec } from './field-type.js';
@@ -38,6 +38,12 @@ export interface DataFileReadOptions {
   deletionVector?: { isDeleted(position: number): boolean } | null;
   /** The DuckDB instance to read with (default: the process's shared one). */
   engine?: DataEngine | null;
+  /**
+   * readKeyValues: convert a record's value row only when it is first read (`kv.value`), so a
+   * merge that supersedes most records (deduplicate) never decodes their values. The record then
+   * keeps its part of DuckDB's chunk until its value is read or it is dropped.
+   */
+  lazyValues?: boolean;
 }
 
 function fileName(path: string): string {
@@ -112,11 +118,16 @@ function columnsView(columns: Datum[][], rowCount: number, offset = 0): DataChun
   };
 }
 
-function vectorsView(vectors: DuckDBVector[], converters: ReadonlyArray<(v: DuckDBValue) => Datum>, rowCount: number): DataChunkView {
+/**
+ * A view over a DuckDB chunk's vectors. It holds the chunk itself: the vectors read the chunk's
+ * native memory, which lives only as long as the chunk object does.
+ */
+function vectorsView(chunk: DuckDBDataChunk, vectors: DuckDBVector[], converters: ReadonlyArray<(v: DuckDBValue) => Datum>, rowCount: number): DataChunkView & { chunk: DuckDBDataChunk } {
   return {
+    chunk,
     rowCount,
     cell: (c, r) => converters[c](vectors[c].getItem(r)),
-    slice: (from, n) => vectorsView(vectors.map((v) => v.slice(from, n)), converters, n),
+    slice: (from, n) => vectorsView(chunk, vectors.map((v) => v.slice(from, n)), converters, n),
   };
 }
 
@@ -154,7 +165,7 @@ async function* scanDataFile(
         const chunk = await next;
         if (chunk === null || chunk.rowCount === 0) break;
         next = result.fetchChunk();
-        yield vectorsView(fields.map((_, c) => chunk.getColumnVector(c)), converters, chunk.rowCount);
+        yield vectorsView(chunk, fields.map((_, c) => chunk.getColumnVector(c)), converters, chunk.rowCount);
       }
     } finally {
       // Settle the read ahead before the connection closes.
@@ -220,6 +231,35 @@ export function readDataFile(o: DataFileReadOptions): AsyncGenerator<InternalRow
   return readParquetRows(o.fileIO, o.path, layout.physicalFields, o);
 }
 
+/** A KeyValue whose value row is converted from the file's chunk when first read. */
+class LazyKeyValue implements KeyValue {
+  private v: InternalRow | null = null;
+  constructor(
+    readonly key: InternalRow,
+    readonly sequenceNumber: bigint,
+    readonly valueKind: RowKindByte,
+    private view: DataChunkView | null,
+    private readonly row: number,
+    private readonly nValue: number,
+  ) {}
+
+  get value(): InternalRow {
+    if (this.v === null) {
+      const view = this.view!;
+      const value: InternalRow = new Array(this.nValue);
+      for (let c = 0; c < this.nValue; c++) value[c] = view.cell(2 + c, this.row);
+      this.v = value;
+      this.view = null;
+    }
+    return this.v;
+  }
+
+  set value(v: InternalRow) {
+    this.v = v;
+    this.view = null;
+  }
+}
+
 /** Streams the records of a primary-key table file as KeyValues, in file (= key) order. */
 export async function* readKeyValues(o: DataFileReadOptions): AsyncGenerator<KeyValue[]> {
   const layout = dataFileLayout(o.schema);
@@ -232,6 +272,7 @@ export async function* readKeyValues(o: DataFileReadOptions): AsyncGenerator<Key
   const keyIdx = layout.keyValueIndexes;
   const batchSize = o.batchSize ?? 4096;
   const dv = o.deletionVector ?? null;
+  const lazy = o.lazyValues === true;
   let position = 0;
   let out: KeyValue[] = [];
   // Records are made from the chunk as the batch fills (not a whole chunk at once), so a merge
@@ -240,7 +281,14 @@ export async function* readKeyValues(o: DataFileReadOptions): AsyncGenerator<Key
     for (let from = 0; from < whole.rowCount; from += batchSize) {
       const chunk = whole.rowCount <= batchSize ? whole : whole.slice(from, Math.min(batchSize, whole.rowCount - from));
       const rowCount = chunk.rowCount;
-      for (let r = 0; r < rowCount; r++, position++) {
+      if (lazy) {
+        for (let r = 0; r < rowCount; r++, position++) {
+          if (dv !== null && dv.isDeleted(position)) continue;
+          const key: InternalRow = new Array(nKey);
+          for (let k = 0; k < nKey; k++) key[k] = chunk.cell(2 + keyIdx[k], r);
+          out.push(new LazyKeyValue(key, chunk.cell(0, r) as bigint, chunk.cell(1, r) as RowKindByte, chunk, r, nValue));
+        }
+      } else for (let r = 0; r < rowCount; r++, position++) {
         if (dv !== null && dv.isDeleted(position)) continue;
         const value: InternalRow = new Array(nValue);
         for (let c = 0; c < nValue; c++) value[c] = chunk.cell(2 + c, r);
