@@ -71,6 +71,8 @@ interface CallState {
   subject: ProgressSubject;
   /** The last progress the procedure reported. */
   progress: ProgressUpdate | null;
+  /** It waited for a table lock or heavy-job slot (a wait phase was recorded and logged). */
+  waited: boolean;
   releases: (() => void)[];
   /** onStart ran (the active-jobs gauge was raised). */
   started: boolean;
@@ -169,9 +171,22 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
       if (f !== null) yield { procedure: st.subject.procedure, id: st.subject.jobId ?? st.subject.callId ?? st.subject.queryId, phase: st.progress!.phase, fraction: f };
     }
   });
-  /** A phase of the call's own (waiting for a lock or slot) on its running-calls entry; async work has none. */
+  /**
+   * A phase of the call's own, before the procedure runs: on its running-calls entry (a
+   * synchronous CALL's; async work shows in its job record) and, for a wait, in the progress log.
+   */
   const registryPhase = (call: CallInfo, phase: string, message?: string): void => {
-    if (call.jobId === undefined) opts.calls?.progress(call.queryId, { phase, ...(message !== undefined ? { message } : {}) });
+    const update: ProgressUpdate = { phase, ...(message !== undefined ? { message } : {}) };
+    if (call.jobId === undefined) opts.calls?.progress(call.queryId, update);
+    const st = calls.get(call.queryId);
+    if (!st) return;
+    if (phase.startsWith('waiting')) {
+      st.waited = true;
+      progressLog?.report(st.subject, update);
+    } else if (st.waited) {
+      // The log's last line said it waits: say it no longer does.
+      progressLog?.report(st.subject, update);
+    }
   };
 
   const stateOf = (call: CallInfo): CallState => {
@@ -204,7 +219,7 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
         dryRun: call.dryRun,
         startedAt: call.startedAt,
       };
-      st = { trace, subject, progress: null, releases: [], started: false };
+      st = { trace, subject, progress: null, waited: false, releases: [], started: false };
       // A synchronous CALL's entry in the running-calls registry learns what it acts on.
       if (call.jobId === undefined) opts.calls?.describe(call.queryId, { catalog: call.catalog, ...(target !== undefined ? { target } : {}), dryRun: call.dryRun });
       calls.set(call.queryId, st);

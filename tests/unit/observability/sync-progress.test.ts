@@ -25,6 +25,7 @@ import { Router } from '../../../src/router.js';
 import { createOpsHooks } from '../../../src/observability/ops-hooks.js';
 import { CallProgressLog } from '../../../src/observability/progress-log.js';
 import { PromClientMeterProvider, ProxyMetrics } from '../../../src/observability/metrics.js';
+import { TableLockManager } from '../../../procedures/concurrency/table-lock.js';
 import type { LocalReply } from '../../../src/route.js';
 import { makeSession, makeWarehouse, runLocal } from '../router-fixtures.js';
 
@@ -43,29 +44,35 @@ function rowsOf(replies: LocalReply[]): Record<string, string | null>[] {
 
 /** Reports plan, then work 3/10, then waits for `gates[gate]` (or its abort) before finishing. */
 const gates = new Map<string, () => void>();
-const progressProcedure = defineProcedure({
-  name: 'test_progress',
-  description: 'test-only: reports progress, then waits for the test',
-  params: [
-    { name: 'table', type: 'string', required: true, description: 'db.table' },
-    { name: 'gate', type: 'string', required: true, description: 'gate name' },
-  ],
-  resultColumns: [{ name: 'identifier', type: 'string', description: 'resolved table' }],
-  privilege: { privilege: 'SELECT', on: 'table' },
-  destructive: false,
-  async run(args, ctx) {
-    const t = await ctx.resolveTable(args.table);
-    ctx.progress({ phase: 'plan' });
-    ctx.progress({ phase: 'delete data files', done: 0, total: 10 });
-    ctx.progress({ phase: 'delete data files', done: 3, total: 10, message: 'bytes 300' });
-    await new Promise<void>((resolve) => {
-      gates.set(args.gate, resolve);
-      ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-    ctx.throwIfAborted();
-    return { rows: [{ identifier: t.identifier }] };
-  },
-});
+const progressProcedure = makeProgressProcedure('test_progress', 'SELECT');
+/** The same, as a metadata-changing procedure: it holds the table's lock while it runs. */
+const alteringProcedure = makeProgressProcedure('test_progress_alter', 'ALTER');
+
+function makeProgressProcedure(name: string, privilege: 'SELECT' | 'ALTER') {
+  return defineProcedure({
+    name,
+    description: 'test-only: reports progress, then waits for the test',
+    params: [
+      { name: 'table', type: 'string', required: true, description: 'db.table' },
+      { name: 'gate', type: 'string', required: true, description: 'gate name' },
+    ],
+    resultColumns: [{ name: 'identifier', type: 'string', description: 'resolved table' }],
+    privilege: { privilege, on: 'table' },
+    destructive: false,
+    async run(args, ctx) {
+      const t = await ctx.resolveTable(args.table);
+      ctx.progress({ phase: 'plan' });
+      ctx.progress({ phase: 'delete data files', done: 0, total: 10 });
+      ctx.progress({ phase: 'delete data files', done: 3, total: 10, message: 'bytes 300' });
+      await new Promise<void>((resolve) => {
+        gates.set(args.gate, resolve);
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      ctx.throwIfAborted();
+      return { rows: [{ identifier: t.identifier }] };
+    },
+  });
+}
 
 describe('registry: call ids, progress and details of running calls', () => {
   test('the call id is call- and the first 12 hex digits of a UUID query id; other ids are hashed', () => {
@@ -261,5 +268,45 @@ describe('a running synchronous CALL seen from another session', () => {
     assert.ok(e.kind === 'error' && e.errno === 1317, JSON.stringify(e));
     assert.match(e.kind === 'error' ? e.message : '', new RegExp(`cancel_job\\('${r!.job_id}'\\) from connection 62.*Nothing was committed`));
     assert.equal(calls.isRunning(61), false);
+  });
+});
+
+describe('a synchronous CALL waiting for the table lock', () => {
+  test('list_jobs says it waits and for which table; the log has the wait; then it runs', async () => {
+    const wh = await makeWarehouse();
+    const calls = new CancellationRegistry();
+    const logLines: Record<string, unknown>[] = [];
+    const hooks = createOpsHooks({
+      calls,
+      logger: { info: (o: Record<string, unknown>) => logLines.push(o), warn() {}, error() {} } as never,
+      progressLog: { intervalMs: 10_000 },
+      locks: { manager: new TableLockManager(), mode: 'wait', waitMs: 60_000 },
+    });
+    try {
+      const registry = new ProcedureRegistry([alteringProcedure as unknown as ProcedureDefinition<readonly ParamSpec[]>, ...jobProcedures(() => undefined, () => calls)]);
+      const executor = new ProcedureExecutor({ registry, catalogs: new CatalogSet([new FileSystemProcedureCatalog('paimon', wh, new LocalFileIO())]), limits: configSchema.parse({}).procedures, hooks });
+      const router = new Router({ executor, defaultCatalog: null, calls });
+      const call = (sql: string, connectionId: number) => runLocal(router.route(sql, makeSession({ connectionId })));
+      const first = call("CALL paimon.sys.test_progress_alter(table => 'sales.orders', gate => 'l1')", 71);
+      await until(() => gates.has('l1'), 'the first holds the lock at its gate');
+      const second = call("CALL paimon.sys.test_progress_alter(table => 'sales.orders', gate => 'l2')", 72);
+      await until(() => calls.of(72)[0]?.progress?.phase === 'waiting for the table lock', 'the second waits');
+      const rows = rowsOf(await call('CALL paimon.sys.list_jobs()', 73));
+      const waiting = rows.find((r) => r.connection_id === '72')!;
+      assert.equal(waiting.phase, 'waiting for the table lock');
+      assert.match(waiting.message!, /another CALL changes paimon\.sales\.orders/);
+      assert.equal(rows.find((r) => r.connection_id === '71')!.phase, 'delete data files');
+      const id = waiting.job_id!;
+      assert.deepEqual(logLines.filter((l) => l.callId === id).map((l) => l.phase), ['waiting for the table lock']);
+      gates.get('l1')!();
+      await first;
+      await until(() => gates.has('l2'), 'the second runs once the lock is free');
+      assert.deepEqual(logLines.filter((l) => l.callId === id).map((l) => l.phase), ['waiting for the table lock', 'started', 'plan', 'delete data files']);
+      gates.get('l2')!();
+      assert.equal((await second)[0]!.kind, 'resultset');
+    } finally {
+      hooks.close();
+      await rm(wh, { recursive: true, force: true });
+    }
   });
 });
