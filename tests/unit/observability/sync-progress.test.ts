@@ -149,6 +149,14 @@ describe('progress log lines', () => {
     assert.equal(log.size, 0);
   });
 
+  test("an async job's work is logged with its job id, mode async", () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = new CallProgressLog({ logger: { info: (obj) => lines.push(obj) }, intervalMs: 10_000 });
+    log.report({ queryId: 'qj', jobId: 'job-0123456789ab', procedure: 'compact', catalog: 'paimon', target: 'db.t', connectionId: 3, user: 'u', dryRun: false, startedAt: Date.now() }, { phase: 'plan' });
+    assert.deepEqual([lines[0]!.jobId, lines[0]!.mode, lines[0]!.callId], ['job-0123456789ab', 'async', undefined]);
+    log.close();
+  });
+
   test('interval 0 turns the lines off', () => {
     const lines: unknown[] = [];
     const log = new CallProgressLog({ logger: { info: (obj) => lines.push(obj) }, intervalMs: 0 });
