@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { java, tempWarehouse, canonicalJson, type Json, type JsonObj } from './peers.js';
+import { java, tempWarehouse, canonicalJson, s3CatalogOptions, type Json, type JsonObj } from './peers.js';
 import { startS3Peer, s3FileIO, createBucket, type S3Peer } from '../unit/paimon/helpers/s3-peer.js';
 import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { closeDataEngine, dataTempDir } from '../../src/paimon/data/duckdb-engine.js';
@@ -68,13 +68,7 @@ test('a Paimon Java 1.4 table on S3 compacted through the S3 FileIO (data files 
   const bucket = `compact-s3-${Date.now().toString(36)}`;
   await createBucket(s3, bucket);
   const wh = `s3://${bucket}/wh`;
-  const peer = java('1.4').withCatalogOptions({
-    's3.endpoint': s3.endpoint,
-    's3.access-key': s3.accessKey,
-    's3.secret-key': s3.secretKey,
-    's3.region': s3.region,
-    's3.path.style.access': 'true',
-  });
+  const peer = java('1.4').withCatalogOptions(s3CatalogOptions(s3));
   await peer.createTable(wh, 'db', 't', {
     fields: [
       { name: 'dt', type: 'STRING NOT NULL' },

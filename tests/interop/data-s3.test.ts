@@ -13,7 +13,7 @@ import { FileSystemCatalog } from '../../src/paimon/filesystem-catalog.js';
 import { FileStoreScan } from '../../src/paimon/file-store-scan.js';
 import { FileStoreCommit } from '../../src/paimon/file-store-commit.js';
 import { startS3Peer, s3FileIO, createBucket, type S3Peer } from '../unit/paimon/helpers/s3-peer.js';
-import { java, pypaimon, canonicalSort, type Row } from './peers.js';
+import { java, pypaimon, canonicalSort, s3CatalogOptions, type Row } from './peers.js';
 
 let peer: S3Peer;
 before(async () => {
@@ -62,13 +62,7 @@ test('a table written to s3:// by our library is read by us, Paimon Java 1.4 and
   // the temporary local copies are gone
   assert.deepEqual(readdirSync(dataTempDir()).filter((f) => f.endsWith('.parquet')), []);
 
-  const options = {
-    's3.endpoint': peer.endpoint,
-    's3.access-key': peer.accessKey,
-    's3.secret-key': peer.secretKey,
-    's3.region': peer.region,
-    's3.path.style.access': 'true',
-  };
+  const options = s3CatalogOptions(peer);
   const expected = canonicalSort(demoExpectedOrders().map(expectedRow));
   assert.deepEqual(await java('1.4').withCatalogOptions(options).read(wh, 'demo', 'orders'), expected);
   assert.deepEqual(await pypaimon.withCatalogOptions(options).read(wh, 'demo', 'orders'), expected);

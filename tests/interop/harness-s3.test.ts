@@ -1,44 +1,27 @@
 /**
- * The peers on an S3-compatible store (moto, started by tests/setup/moto.sh: S3_ENDPOINT, S3_ACCESS_KEY,
- * S3_SECRET_KEY, S3_REGION): Paimon Java 1.4.2 (paimon-s3) writes a table into an s3:// warehouse and
+ * The peers on an S3-compatible store (moto: the one tests/setup/moto.sh started, S3_ENDPOINT, or one
+ * started here when the file runs on its own): Paimon Java 1.4.2 (paimon-s3) writes a table into an s3:// warehouse and
  * pypaimon reads the same rows and history from it. 2.0.0 has no paimon-s3 on Maven Central.
  */
-import { test } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { canonicalJson, java, parseJson, parseJsonLines, pypaimon, tempWarehouse, toComparable, type Row, type TableDump } from './peers.js';
+import { createBucket, startS3Peer, type S3Peer } from '../unit/paimon/helpers/s3-peer.js';
+import { canonicalJson, java, parseJson, parseJsonLines, pypaimon, s3CatalogOptions, tempWarehouse, toComparable, type Row, type TableDump } from './peers.js';
 
-function s3Env(): { endpoint: string; accessKey: string; secretKey: string; region: string } {
-  const endpoint = process.env.S3_ENDPOINT;
-  if (!endpoint) throw new Error('S3_ENDPOINT is not set: tests/setup/moto.sh starts the S3-compatible peer');
-  return {
-    endpoint,
-    accessKey: process.env.S3_ACCESS_KEY ?? 'test',
-    secretKey: process.env.S3_SECRET_KEY ?? 'test',
-    region: process.env.S3_REGION ?? 'us-east-1',
-  };
-}
+let s3: S3Peer;
+before(async () => {
+  s3 = await startS3Peer();
+});
+after(async () => {
+  await s3?.stop();
+});
 
 test('Paimon Java 1.4.2 writes an s3:// warehouse; pypaimon reads the same rows and history', async () => {
-  const s3 = s3Env();
   const bucket = `interop-peers-${Date.now().toString(36)}`;
-  const client = new S3Client({
-    endpoint: s3.endpoint,
-    region: s3.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: s3.accessKey, secretAccessKey: s3.secretKey },
-  });
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  client.destroy();
-  const options = {
-    's3.endpoint': s3.endpoint,
-    's3.access-key': s3.accessKey,
-    's3.secret-key': s3.secretKey,
-    's3.region': s3.region,
-    's3.path.style.access': 'true',
-  };
+  await createBucket(s3, bucket);
+  const options = s3CatalogOptions(s3);
   const j = java('1.4').withCatalogOptions(options);
   const py = pypaimon.withCatalogOptions(options);
   const wh = `s3://${bucket}/wh`;

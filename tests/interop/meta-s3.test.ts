@@ -13,7 +13,7 @@ import { FileSystemCatalog } from '../../src/paimon/filesystem-catalog.js';
 import { snapshotToJson } from '../../src/paimon/snapshot.js';
 import { tableSchemaToJson } from '../../src/paimon/table-schema.js';
 import { createBucket, startS3Peer, type S3Peer } from '../unit/paimon/helpers/s3-peer.js';
-import { canonicalSort, java, parseJson, parseJsonLines, tempWarehouse, toComparable, type Row, type TableDump } from './peers.js';
+import { canonicalSort, java, parseJson, parseJsonLines, s3CatalogOptions, tempWarehouse, toComparable, type Row, type TableDump } from './peers.js';
 
 let peer: S3Peer;
 before(async () => {
@@ -26,13 +26,7 @@ after(async () => {
 test('Java 1.4.2 table on S3: our catalog reads it like Java; Java reads the tag, branch and consumer we write', async () => {
   const bucket = `meta-s3-${Date.now().toString(36)}`;
   await createBucket(peer, bucket);
-  const options = {
-    's3.endpoint': peer.endpoint,
-    's3.access-key': peer.accessKey,
-    's3.secret-key': peer.secretKey,
-    's3.region': peer.region,
-    's3.path.style.access': 'true',
-  };
+  const options = s3CatalogOptions(peer);
   const j = java('1.4').withCatalogOptions(options);
   const wh = `s3://${bucket}/wh`;
   const dir = tempWarehouse('meta-s3');

@@ -82,6 +82,8 @@
  *                              $TEST_TMP/paimon-matrix-<version> and shared READ-ONLY by all tests.
  *   copyWarehouse(src, label)  a private copy (under $TEST_TMP) for tests that change tables.
  *   tempWarehouse(label)       an empty directory under $TEST_TMP.
+ *   s3CatalogOptions(s3)       the catalog options for withCatalogOptions that point a peer at an
+ *                              S3-compatible store (endpoint, keys, region, path-style access).
  *
  * Canonical values (identical in both tools): BOOLEAN -> boolean; TINYINT..BIGINT -> number/bigint;
  * FLOAT/DOUBLE -> number of the widened double, "NaN"/"Infinity"/"-Infinity" as strings;
@@ -950,6 +952,29 @@ export class PyPaimon {
 export const pypaimon = new PyPaimon();
 
 // ------------------------------------------------------------------------------------------------
+// S3-compatible store
+// ------------------------------------------------------------------------------------------------
+
+/** Where an S3-compatible store (the moto peer, tests/unit/paimon/helpers/s3-peer.ts) answers. */
+export interface S3Endpoint {
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+  region: string;
+}
+
+/** The catalog options (withCatalogOptions) that point Paimon Java and pypaimon at `s3`, with path-style access. */
+export function s3CatalogOptions(s3: S3Endpoint): Record<string, string> {
+  return {
+    's3.endpoint': s3.endpoint,
+    's3.access-key': s3.accessKey,
+    's3.secret-key': s3.secretKey,
+    's3.region': s3.region,
+    's3.path.style.access': 'true',
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
 // Warehouses
 // ------------------------------------------------------------------------------------------------
 
@@ -972,27 +997,37 @@ export function copyWarehouse(src: string, label: string): string {
   return dst;
 }
 
-const matrixPromises = new Map<PaimonJavaVersion, Promise<string>>();
-
 /**
  * The create-matrix warehouse of one Paimon Java version, built once per test run (per $TEST_TMP)
- * and shared: treat it as read-only (copyWarehouse before changing anything). Several test
- * processes may ask at once; each builds into its own directory and the first rename wins.
+ * and shared: treat it as read-only (copyWarehouse before changing anything).
  */
 export function matrixWarehouse(version: PaimonJavaVersion): Promise<string> {
-  let p = matrixPromises.get(version);
+  return sharedDirectory(`paimon-matrix-${FULL_VERSION[version]}`, async (staging) => {
+    await java(version).createMatrix(staging);
+  });
+}
+
+const sharedBuilds = new Map<string, Promise<string>>();
+
+/**
+ * A directory under $TEST_TMP built once per test run and shared by the test files (treat it as
+ * read-only): `build` fills a staging directory, which is marked complete and renamed to `name`.
+ * One build per process; several test processes may build at once, and the first rename wins.
+ */
+export function sharedDirectory(name: string, build: (staging: string) => Promise<void>): Promise<string> {
+  let p = sharedBuilds.get(name);
   if (!p) {
-    p = buildMatrix(version);
-    matrixPromises.set(version, p);
+    p = buildShared(name, build);
+    sharedBuilds.set(name, p);
   }
   return p;
 }
 
-async function buildMatrix(version: PaimonJavaVersion): Promise<string> {
-  const final = join(testTmp(), `paimon-matrix-${FULL_VERSION[version]}`);
+async function buildShared(name: string, build: (staging: string) => Promise<void>): Promise<string> {
+  const final = join(testTmp(), name);
   if (existsSync(join(final, '.complete'))) return final;
-  const staging = tempWarehouse(`matrix-staging-${FULL_VERSION[version]}`);
-  await java(version).createMatrix(staging);
+  const staging = tempWarehouse(`${name}-staging`);
+  await build(staging);
   writeFileSync(join(staging, '.complete'), new Date().toISOString());
   try {
     renameSync(staging, final);

@@ -9,35 +9,31 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { existsSync, readFileSync } from 'node:fs';
 import { expireSnapshots } from '../../procedures/expire-snapshots.js';
 import {
+  HISTORY_TABLE as TABLE,
   PAIMON_VERSIONS,
+  assertBranchSameAsJava,
+  assertSameAsJava,
+  branchCopies,
   callNamed,
-  copyWarehouse,
   executorFor,
   firstRow,
-  javaAvailable,
+  historyWarehouse,
+  javaAndOurCopies,
   listTree,
+  ourCopy,
   paimon,
   readRows,
-  tempDir,
-  writeSchema,
-  buildHistory,
   differentialKinds,
-  javaBatch,
   kindsWarehouse,
 } from './procedures-support.js';
-
-const TABLE = 'interop.db/t';
 
 for (const v of PAIMON_VERSIONS) {
   describe(`expire_snapshots vs Paimon ${v} ExpireSnapshotsImpl`, () => {
     let origin: string;
     before(async () => {
-      assert.ok(javaAvailable(v), `Paimon ${v} reference tool is not built (tests/setup/paimon-java.sh)`);
-      origin = join(tempDir(`expire-${v}-`), 'wh');
-      await buildHistory(v, origin);
+      origin = await historyWarehouse(v, 'expire');
     });
 
     async function differential(
@@ -45,12 +41,7 @@ for (const v of PAIMON_VERSIONS) {
       java: { retainMin: number; retainMax: number; maxDeletes: number },
       prepare?: (wh: string) => Promise<void>,
     ): Promise<{ ours: Record<string, unknown>; javaOut: unknown; a: string; b: string }> {
-      const dir = tempDir(`expire-${v}-${name}-`);
-      const a = join(dir, 'java');
-      const b = join(dir, 'ours');
-      copyWarehouse(origin, a);
-      if (prepare) await prepare(a);
-      copyWarehouse(a, b);
+      const { a, b } = await javaAndOurCopies(origin, `expire-${v}-${name}`, prepare);
       const olderThan = Date.now();
       const javaOut = await paimon(v, 'expire', a, 'interop', 't', String(java.retainMin), String(java.retainMax), String(olderThan), String(java.maxDeletes));
       const ours = firstRow(
@@ -62,16 +53,7 @@ for (const v of PAIMON_VERSIONS) {
           older_than: String(olderThan),
         }),
       );
-      assert.deepEqual(listTree(join(b, TABLE)), listTree(join(a, TABLE)), 'same files on disk as Paimon Java');
-      for (const hint of ['snapshot/EARLIEST', 'snapshot/LATEST']) {
-        const pa = join(a, TABLE, hint);
-        const pb = join(b, TABLE, hint);
-        assert.equal(existsSync(pb), existsSync(pa), hint);
-        if (existsSync(pa)) assert.equal(readFileSync(pb, 'utf8'), readFileSync(pa, 'utf8'), hint);
-      }
-      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
-      assert.equal(check.ok, true, 'Paimon Java finds every referenced file');
-      assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, a, 'interop', 't'));
+      await assertSameAsJava(v, a, b);
       return { ours, javaOut, a, b };
     }
 
@@ -130,16 +112,7 @@ for (const v of PAIMON_VERSIONS) {
     });
 
     test('on a branch (interop.t$branch_b1): the branch expires as Java expires it; main is untouched', async () => {
-      const dir = tempDir(`expire-${v}-branch-`);
-      const a = join(dir, 'java');
-      const b = join(dir, 'ours');
-      copyWarehouse(origin, a);
-      await javaBatch(v, [
-        ['create-branch', a, 'interop', 't', 'b1', 'tag3'],
-        ['write-loop', a, 'interop', 't$branch_b1', '4', '0', '200'], // branch snapshots 4-7
-      ]);
-      copyWarehouse(a, b);
-      const mainBefore = listTree(join(b, TABLE)).filter((f) => f.startsWith('snapshot/') || f.startsWith('tag/'));
+      const { a, b, mainBefore } = await branchCopies(v, origin, `expire-${v}-branch`);
       const olderThan = String(Date.now());
       const javaOut = (await paimon(v, 'expire', a, 'interop', 't$branch_b1', '2', '2147483647', olderThan, '2147483647')) as { expired: number };
       const row = firstRow(
@@ -152,31 +125,11 @@ for (const v of PAIMON_VERSIONS) {
       );
       assert.ok(javaOut.expired >= 2, `Java expired ${javaOut.expired}`);
       assert.equal(Number(row.deleted_snapshots_count), javaOut.expired);
-      assert.deepEqual(listTree(join(b, TABLE)), listTree(join(a, TABLE)), 'same files on disk as Paimon Java');
-      assert.deepEqual(
-        listTree(join(b, TABLE)).filter((f) => f.startsWith('snapshot/') || f.startsWith('tag/')),
-        mainBefore,
-        "main's snapshots and tags are untouched",
-      );
-      // check (main and every branch), then the branch's and main's rows from both copies, in one JVM
-      const [, bBranch, aBranch, bMain, aMain] = (
-        await javaBatch(v, [
-          ['check', b, 'interop', 't'],
-          ['read', b, 'interop', 't', 'branch:b1'],
-          ['read', a, 'interop', 't', 'branch:b1'],
-          ['read', b, 'interop', 't'],
-          ['read', a, 'interop', 't'],
-        ])
-      ).map((out) => out.split('\n').filter((l) => l.trim() !== '').sort());
-      assert.ok(aBranch && aBranch.length > 0, 'the branch has rows');
-      assert.deepEqual(bBranch, aBranch, "the branch's rows");
-      assert.deepEqual(bMain, aMain, "main's rows");
+      await assertBranchSameAsJava(v, a, b, mainBefore);
     });
 
     test('dry_run reports the plan and changes nothing', async () => {
-      const dir = tempDir(`expire-${v}-dry-`);
-      const b = join(dir, 'ours');
-      copyWarehouse(origin, b);
+      const b = ourCopy(origin, `expire-${v}-dry`);
       const before = listTree(join(b, TABLE));
       const row = firstRow(
         await callNamed(executorFor(b, [expireSnapshots]), 'expire_snapshots', {
@@ -193,9 +146,7 @@ for (const v of PAIMON_VERSIONS) {
     });
 
     test('rejects retain_min < 1 and retain_max < retain_min before touching anything', async () => {
-      const dir = tempDir(`expire-${v}-bad-`);
-      const b = join(dir, 'ours');
-      copyWarehouse(origin, b);
+      const b = ourCopy(origin, `expire-${v}-bad`);
       const before = listTree(join(b, TABLE));
       const ex = executorFor(b, [expireSnapshots]);
       const bad: Record<string, number>[] = [{ retain_min: 0 }, { retain_min: 5, retain_max: 2 }];

@@ -13,22 +13,21 @@ import { basename, join } from 'node:path';
 import { removeOrphanFiles } from '../../procedures/remove-orphan-files.js';
 import { rollbackTo } from '../../procedures/rollback-to.js';
 import {
+  HISTORY_TABLE as TABLE,
   PAIMON_VERSIONS,
-  buildHistory,
   callNamed,
-  copyWarehouse,
   differentialKinds,
   executorFor,
   firstRow,
-  javaAvailable,
+  historyWarehouse,
+  javaAndOurCopies,
+  javaCheckPasses,
   listTree,
+  ourCopy,
   paimon,
   readRows,
-  tempDir,
   writeSchema,
 } from './procedures-support.js';
-
-const TABLE = 'interop.db/t';
 const TWO_DAYS_AGO = (Date.now() - 2 * 86_400_000) / 1000;
 
 function ageTree(dir: string): void {
@@ -51,9 +50,7 @@ for (const v of PAIMON_VERSIONS) {
     let origin: string;
     let bucketDir: string;
     before(async () => {
-      assert.ok(javaAvailable(v), `Paimon ${v} reference tool is not built (tests/setup/paimon-java.sh)`);
-      origin = join(tempDir(`orphan-${v}-`), 'wh');
-      await buildHistory(v, origin);
+      origin = await historyWarehouse(v, 'orphan');
       await paimon(v, 'create-branch', origin, 'interop', 't', 'b1', 'tag3');
       await paimon(v, 'rollback', origin, 'interop', 't', '12'); // later snapshots' files become orphans
       const t = join(origin, TABLE);
@@ -68,11 +65,7 @@ for (const v of PAIMON_VERSIONS) {
     });
 
     test('deletes the same files as Paimon Java, and the table stays complete', async () => {
-      const dir = tempDir(`orphan-${v}-diff-`);
-      const a = join(dir, 'java');
-      const b = join(dir, 'ours');
-      copyWarehouse(origin, a);
-      copyWarehouse(origin, b);
+      const { a, b } = await javaAndOurCopies(origin, `orphan-${v}-diff`);
       const java = (await paimon(v, 'orphan-clean', a, 'interop', 't', String(Date.now() - 86_400_000), 'false')) as {
         deletedFileCount: number;
         deletedFileTotalLenInBytes: number;
@@ -86,8 +79,7 @@ for (const v of PAIMON_VERSIONS) {
       assert.deepEqual(ours, java.deletedFiles.map((p) => basename(p)).sort());
       assert.deepEqual(listTree(join(b, TABLE)), listTree(join(a, TABLE)), 'same files left on disk');
       assert.ok(listTree(join(b, TABLE)).some((f) => f.endsWith('data-young.parquet')), 'a young file is never deleted');
-      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
-      assert.equal(check.ok, true);
+      assert.equal(await javaCheckPasses(v, b), true);
       assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, a, 'interop', 't'));
       assert.ok((await readRows(v, b, 'interop', 't', 'branch:b1')).length > 0, 'the branch is still readable');
     });
@@ -125,11 +117,7 @@ for (const v of PAIMON_VERSIONS) {
     });
 
     test('dry_run lists what Java would delete and deletes nothing', async () => {
-      const dir = tempDir(`orphan-${v}-dry-`);
-      const a = join(dir, 'java');
-      const b = join(dir, 'ours');
-      copyWarehouse(origin, a);
-      copyWarehouse(origin, b);
+      const { a, b } = await javaAndOurCopies(origin, `orphan-${v}-dry`);
       const before = listTree(join(b, TABLE));
       const java = (await paimon(v, 'orphan-clean', a, 'interop', 't', String(Date.now() - 86_400_000), 'true')) as { deletedFileCount: number };
       const row = firstRow(await callNamed(executorFor(b, [removeOrphanFiles]), 'remove_orphan_files', { table: 'interop.t', dry_run: true }));
@@ -139,8 +127,7 @@ for (const v of PAIMON_VERSIONS) {
     });
 
     test('an older_than younger than the safety floor is refused unless forced', async () => {
-      const b = join(tempDir(`orphan-${v}-floor-`), 'ours');
-      copyWarehouse(origin, b);
+      const b = ourCopy(origin, `orphan-${v}-floor`);
       const before = listTree(join(b, TABLE));
       const ex = executorFor(b, [removeOrphanFiles]);
       const tenMinutesAgo = String(Date.now() - 600_000);
@@ -153,13 +140,11 @@ for (const v of PAIMON_VERSIONS) {
       assert.deepEqual(listTree(join(b, TABLE)), before);
       const forced = firstRow(await callNamed(ex, 'remove_orphan_files', { table: 'interop.t', older_than: tenMinutesAgo, force: true }));
       assert.ok(Number(forced.deletedFileCount) >= 5);
-      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
-      assert.equal(check.ok, true);
+      assert.equal(await javaCheckPasses(v, b), true);
     });
 
     test("'db.*' cleans every table of the database", async () => {
-      const b = join(tempDir(`orphan-${v}-db-`), 'ours');
-      copyWarehouse(origin, b);
+      const b = ourCopy(origin, `orphan-${v}-db`);
       const schema = writeSchema(b, { fields: [{ name: 'id', type: 'INT' }], options: { bucket: '-1' } });
       await paimon(v, 'create-table', b, 'interop', 't2', schema);
       await paimon(v, 'write-loop', b, 'interop', 't2', '2', '0', '0');
@@ -169,10 +154,7 @@ for (const v of PAIMON_VERSIONS) {
       assert.equal(row.tables, 2);
       const deleted = (JSON.parse(String(row.deleted_paths)) as string[]).map((p) => basename(p));
       assert.ok(deleted.includes('data-planted-t2.parquet') && deleted.includes('data-planted-0.parquet'));
-      for (const tbl of ['t', 't2']) {
-        const check = (await paimon(v, 'check', b, 'interop', tbl)) as { ok: boolean };
-        assert.equal(check.ok, true, tbl);
-      }
+      for (const tbl of ['t', 't2']) assert.equal(await javaCheckPasses(v, b, tbl), true, tbl);
     });
   });
 }

@@ -14,22 +14,21 @@ import { rollbackToAsLatest } from '../../procedures/rollback-to-as-latest.js';
 import { expireSnapshots } from '../../procedures/expire-snapshots.js';
 import { parseJson, type JsonObject } from '../../src/paimon/json.js';
 import {
+  HISTORY_TABLE as TABLE,
   PAIMON_VERSIONS,
-  buildHistory,
   callNamed,
   differentialKinds,
-  copyWarehouse,
   executorFor,
   firstRow,
-  javaAvailable,
+  historyWarehouse,
+  javaAndOurCopies,
+  javaCheckPasses,
   listTree,
   liveDataFiles,
+  ourCopy,
   paimon,
   readRows,
-  tempDir,
 } from './procedures-support.js';
-
-const TABLE = 'interop.db/t';
 
 function snapshotJson(wh: string, id: number): JsonObject {
   return parseJson(readFileSync(join(wh, TABLE, `snapshot/snapshot-${id}`), 'utf8')) as JsonObject;
@@ -40,15 +39,12 @@ for (const v of PAIMON_VERSIONS) {
     let origin: string;
     let latest: number;
     before(async () => {
-      assert.ok(javaAvailable(v), `Paimon ${v} reference tool is not built (tests/setup/paimon-java.sh)`);
-      origin = join(tempDir(`ral-${v}-`), 'wh');
-      await buildHistory(v, origin);
+      origin = await historyWarehouse(v, 'ral');
       latest = Number(readFileSync(join(origin, TABLE, 'snapshot/LATEST'), 'utf8'));
     });
 
     test('the new latest snapshot reads exactly like the target; nothing is deleted; expiry keeps the target', async () => {
-      const b = join(tempDir(`ral-${v}-ours-`), 'ours');
-      copyWarehouse(origin, b);
+      const b = ourCopy(origin, `ral-${v}-ours`);
       const before = listTree(join(b, TABLE));
       const ex = executorFor(b, [rollbackToAsLatest, expireSnapshots]);
       const row = firstRow(await callNamed(ex, 'rollback_to_as_latest', { table: 'interop.t', snapshot_id: 4 }));
@@ -61,19 +57,16 @@ for (const v of PAIMON_VERSIONS) {
       const s = snapshotJson(b, latest + 1);
       assert.equal(s.commitKind, 'OVERWRITE');
       assert.equal(String(s.totalRecordCount), String(snapshotJson(origin, 4).totalRecordCount));
-      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
-      assert.equal(check.ok, true);
+      assert.equal(await javaCheckPasses(v, b), true);
       // the protective tag keeps snapshot 4's files through an aggressive expiry
       firstRow(await callNamed(ex, 'expire_snapshots', { table: 'interop.t', retain_min: 1, retain_max: 1, older_than: String(Date.now()) }));
       assert.ok(String(row.protective_tag).startsWith('rollback-to-as-latest-4-'));
       assert.deepEqual(await readRows(v, b, 'interop', 't', `tag:${String(row.protective_tag)}`), await readRows(v, origin, 'interop', 't', '4'));
-      const check2 = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
-      assert.equal(check2.ok, true);
+      assert.equal(await javaCheckPasses(v, b), true);
     });
 
     test('to a tag; dry_run commits nothing; errors name the target', async () => {
-      const b = join(tempDir(`ral-${v}-tag-`), 'ours');
-      copyWarehouse(origin, b);
+      const b = ourCopy(origin, `ral-${v}-tag`);
       const before = listTree(join(b, TABLE));
       const ex = executorFor(b, [rollbackToAsLatest]);
       const dry = firstRow(await callNamed(ex, 'rollback_to_as_latest', { table: 'interop.t', tag: 'tag3', dry_run: true }));
@@ -103,11 +96,7 @@ for (const v of PAIMON_VERSIONS) {
 
     if (v !== '1.4.2') {
       test(`same result as Paimon ${v}'s own rollbackToAsLatest`, async () => {
-        const dir = tempDir(`ral-${v}-diff-`);
-        const a = join(dir, 'java');
-        const b = join(dir, 'ours');
-        copyWarehouse(origin, a);
-        copyWarehouse(origin, b);
+        const { a, b } = await javaAndOurCopies(origin, `ral-${v}-diff`);
         const java = (await paimon(v, 'rollback-as-latest', a, 'interop', 't', '6')) as { latestSnapshotId: number };
         const row = firstRow(await callNamed(executorFor(b, [rollbackToAsLatest]), 'rollback_to_as_latest', { table: 'interop.t', snapshot_id: 6 }));
         assert.equal(Number(row.current_snapshot_id), Number(java.latestSnapshotId));

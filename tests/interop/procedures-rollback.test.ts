@@ -13,40 +13,29 @@ import { rollback, rollbackTo } from '../../procedures/rollback-to.js';
 import { rollbackToTimestamp } from '../../procedures/rollback-to-timestamp.js';
 import { parseJson } from '../../src/paimon/json.js';
 import {
+  HISTORY_TABLE as TABLE,
   PAIMON_VERSIONS,
-  buildHistory,
+  assertBranchSameAsJava,
+  assertSameAsJava,
+  branchCopies,
   callNamed,
   differentialKinds,
-  javaBatch,
-  copyWarehouse,
   executorFor,
   firstRow,
-  javaAvailable,
+  historyWarehouse,
+  javaAndOurCopies,
   listTree,
+  ourCopy,
   paimon,
-  readRows,
-  tempDir,
 } from './procedures-support.js';
 
-const TABLE = 'interop.db/t';
 const PROCS = [rollbackTo, rollback, rollbackToTimestamp];
-
-function sameHints(a: string, b: string): void {
-  for (const hint of ['snapshot/EARLIEST', 'snapshot/LATEST']) {
-    const pa = join(a, TABLE, hint);
-    const pb = join(b, TABLE, hint);
-    assert.equal(existsSync(pb), existsSync(pa), hint);
-    if (existsSync(pa)) assert.equal(readFileSync(pb, 'utf8'), readFileSync(pa, 'utf8'), hint);
-  }
-}
 
 for (const v of PAIMON_VERSIONS) {
   describe(`rollback vs Paimon ${v} Table.rollbackTo`, () => {
     let origin: string;
     before(async () => {
-      assert.ok(javaAvailable(v), `Paimon ${v} reference tool is not built (tests/setup/paimon-java.sh)`);
-      origin = join(tempDir(`rollback-${v}-`), 'wh');
-      await buildHistory(v, origin);
+      origin = await historyWarehouse(v, 'rollback');
     });
 
     async function differential(
@@ -56,19 +45,10 @@ for (const v of PAIMON_VERSIONS) {
       args: Record<string, string | number | boolean>,
       prepare?: (wh: string) => Promise<void>,
     ): Promise<{ row: Record<string, unknown>; a: string; b: string }> {
-      const dir = tempDir(`rollback-${v}-${name}-`);
-      const a = join(dir, 'java');
-      const b = join(dir, 'ours');
-      copyWarehouse(origin, a);
-      if (prepare) await prepare(a);
-      copyWarehouse(a, b);
+      const { a, b } = await javaAndOurCopies(origin, `rollback-${v}-${name}`, prepare);
       await paimon(v, 'rollback', a, 'interop', 't', javaTarget);
       const row = firstRow(await callNamed(executorFor(b, PROCS), procedure, { table: 'interop.t', ...args }));
-      assert.deepEqual(listTree(join(b, TABLE)), listTree(join(a, TABLE)), 'same files on disk as Paimon Java');
-      sameHints(a, b);
-      const check = (await paimon(v, 'check', b, 'interop', 't')) as { ok: boolean };
-      assert.equal(check.ok, true);
-      assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, a, 'interop', 't'));
+      await assertSameAsJava(v, a, b);
       return { row, a, b };
     }
 
@@ -116,45 +96,17 @@ for (const v of PAIMON_VERSIONS) {
     });
 
     test('on a branch (interop.t$branch_b1): rolls the branch back as Java does; main is untouched', async () => {
-      const dir = tempDir(`rollback-${v}-branch-`);
-      const a = join(dir, 'java');
-      const b = join(dir, 'ours');
-      copyWarehouse(origin, a);
-      await javaBatch(v, [
-        ['create-branch', a, 'interop', 't', 'b1', 'tag3'],
-        ['write-loop', a, 'interop', 't$branch_b1', '4', '0', '200'], // branch snapshots 4-7
-      ]); // branch snapshots 4-7
-      copyWarehouse(a, b);
-      const mainBefore = listTree(join(b, TABLE)).filter((f) => f.startsWith('snapshot/') || f.startsWith('tag/'));
+      const { a, b, mainBefore } = await branchCopies(v, origin, `rollback-${v}-branch`);
       await paimon(v, 'rollback', a, 'interop', 't$branch_b1', '5');
       const row = firstRow(await callNamed(executorFor(b, PROCS), 'rollback_to', { table: 'interop.t$branch_b1', snapshot_id: 5 }));
       assert.equal(Number(row.current_snapshot_id), 5);
-      assert.deepEqual(listTree(join(b, TABLE)), listTree(join(a, TABLE)), 'same files on disk as Paimon Java');
-      assert.deepEqual(
-        listTree(join(b, TABLE)).filter((f) => f.startsWith('snapshot/') || f.startsWith('tag/')),
-        mainBefore,
-        "main's snapshots and tags are untouched",
-      );
-      // check (main and every branch), then the branch's and main's rows from both copies, in one JVM
-      const [, bBranch, aBranch, bMain, aMain] = (
-        await javaBatch(v, [
-          ['check', b, 'interop', 't'],
-          ['read', b, 'interop', 't', 'branch:b1'],
-          ['read', a, 'interop', 't', 'branch:b1'],
-          ['read', b, 'interop', 't'],
-          ['read', a, 'interop', 't'],
-        ])
-      ).map((out) => out.split('\n').filter((l) => l.trim() !== '').sort());
-      assert.ok(aBranch && aBranch.length > 0, 'the branch has rows');
-      assert.deepEqual(bBranch, aBranch, "the branch's rows");
-      assert.deepEqual(bMain, aMain, "main's rows");
+      await assertBranchSameAsJava(v, a, b, mainBefore);
       const missing = await callNamed(executorFor(b, PROCS), 'rollback_to', { table: 'interop.t$branch_nope', snapshot_id: 1 });
       assert.equal(!missing.ok && missing.error.code, 'BRANCH_NOT_FOUND');
     });
 
     test('dry_run says what would be removed and changes nothing', async () => {
-      const b = join(tempDir(`rollback-${v}-dry-`), 'ours');
-      copyWarehouse(origin, b);
+      const b = ourCopy(origin, `rollback-${v}-dry`);
       const before = listTree(join(b, TABLE));
       const latest = readFileSync(join(b, TABLE, 'snapshot/LATEST'), 'utf8');
       const row = firstRow(await callNamed(executorFor(b, PROCS), 'rollback_to', { table: 'interop.t', snapshot_id: 4, dry_run: true }));
@@ -166,8 +118,7 @@ for (const v of PAIMON_VERSIONS) {
     });
 
     test('missing targets and ambiguous arguments are errors that change nothing', async () => {
-      const b = join(tempDir(`rollback-${v}-bad-`), 'ours');
-      copyWarehouse(origin, b);
+      const b = ourCopy(origin, `rollback-${v}-bad`);
       const before = listTree(join(b, TABLE));
       const ex = executorFor(b, PROCS);
       const cases: Array<[string, Record<string, string | number>, string]> = [

@@ -6,8 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parseJson, type JsonValue } from '../../src/paimon/json.js';
@@ -21,7 +20,7 @@ import type { ProcedureDefinition } from '../../procedures/registry.js';
 import { configSchema } from '../../src/config-schema.js';
 import { MaintenanceTable } from '../../procedures/planning/table-context.js';
 import { mergeEntries as mergeMaintenanceEntries, type MaintenanceFileEntry } from '../../src/paimon/maintenance/types.js';
-import { canonicalSort, parseJson as parsePeerJson, parseJsonLines, pypaimon, toComparable, type Json, type Row } from './peers.js';
+import { canonicalSort, parseJson as parsePeerJson, parseJsonLines, pypaimon, sharedDirectory, tempWarehouse, toComparable, type Json, type Row } from './peers.js';
 
 const run = promisify(execFile);
 /** PROCS_JAVA_DIR lets a run use a frozen copy of the built tool (tests/interop/java by default). */
@@ -47,10 +46,9 @@ export async function paimon(version: PaimonVersion, ...args: string[]): Promise
   }
 }
 
+/** A new empty directory under $TEST_TMP whose name starts with `prefix`. */
 export function tempDir(prefix: string): string {
-  const base = process.env.TEST_TMP ?? tmpdir();
-  mkdirSync(base, { recursive: true });
-  return mkdtempSync(join(base, prefix));
+  return tempWarehouse(prefix.replace(/-+$/, ''));
 }
 
 /** Copy a warehouse, keeping modification times (orphan cleaning depends on them). */
@@ -171,6 +169,101 @@ export async function buildHistory(v: PaimonVersion, wh: string, opts: { changel
   await paimon(v, 'create-tag', wh, 'interop', 't', 'tag_mid');
   await paimon(v, 'write-loop', wh, 'interop', 't', '3', '0', '0');
   await paimon(v, 'compact', wh, 'interop', 't');
+}
+
+/** interop.t of buildHistory, relative to its warehouse. */
+export const HISTORY_TABLE = 'interop.db/t';
+
+/** A new warehouse with buildHistory's interop.t, written by Paimon `v` (`label` names its directory). */
+export async function historyWarehouse(v: PaimonVersion, label: string): Promise<string> {
+  assert.ok(javaAvailable(v), `Paimon ${v} reference tool is not built (tests/setup/paimon-java.sh)`);
+  const wh = join(tempDir(`${label}-${v}-`), 'wh');
+  await buildHistory(v, wh);
+  return wh;
+}
+
+/**
+ * Two copies of `origin` for a differential run: `a` for Paimon Java, `b` for ours. `prepare`
+ * changes `a` before `b` is copied from it, so both start equal.
+ */
+export async function javaAndOurCopies(origin: string, label: string, prepare?: (wh: string) => Promise<void>): Promise<{ a: string; b: string }> {
+  const dir = tempDir(`${label}-`);
+  const a = join(dir, 'java');
+  const b = join(dir, 'ours');
+  copyWarehouse(origin, a);
+  if (prepare) await prepare(a);
+  copyWarehouse(a, b);
+  return { a, b };
+}
+
+/** One copy of `origin` for a run of ours alone. */
+export function ourCopy(origin: string, label: string): string {
+  const b = join(tempDir(`${label}-`), 'ours');
+  copyWarehouse(origin, b);
+  return b;
+}
+
+/** Whether Paimon Java's `check` (every snapshot and tag of every branch read, every referenced file there) passes. */
+export async function javaCheckPasses(v: PaimonVersion, wh: string, table = 't'): Promise<boolean> {
+  return ((await paimon(v, 'check', wh, 'interop', table)) as { ok: boolean }).ok;
+}
+
+/**
+ * After Java's operation on `a` and ours on `b` (interop.t): the same files on disk, the same
+ * EARLIEST/LATEST hints, Java's `check` passes on ours and Java reads the same rows from both.
+ */
+export async function assertSameAsJava(v: PaimonVersion, a: string, b: string): Promise<void> {
+  assert.deepEqual(listTree(join(b, HISTORY_TABLE)), listTree(join(a, HISTORY_TABLE)), 'same files on disk as Paimon Java');
+  for (const hint of ['snapshot/EARLIEST', 'snapshot/LATEST']) {
+    const pa = join(a, HISTORY_TABLE, hint);
+    const pb = join(b, HISTORY_TABLE, hint);
+    assert.equal(existsSync(pb), existsSync(pa), hint);
+    if (existsSync(pa)) assert.equal(readFileSync(pb, 'utf8'), readFileSync(pa, 'utf8'), hint);
+  }
+  assert.equal(await javaCheckPasses(v, b), true, 'Paimon Java finds every referenced file');
+  assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, a, 'interop', 't'));
+}
+
+/** main's snapshot and tag files of interop.t in `wh`. */
+function mainSnapshotsAndTags(wh: string): string[] {
+  return listTree(join(wh, HISTORY_TABLE)).filter((f) => f.startsWith('snapshot/') || f.startsWith('tag/'));
+}
+
+/**
+ * The branch of the branch tests: on the Java copy, branch b1 of interop.t from tag3 gets four
+ * commits of its own (branch snapshots 4-7), then ours is copied from it. `mainBefore`: main's
+ * snapshot and tag files then.
+ */
+export async function branchCopies(v: PaimonVersion, origin: string, label: string): Promise<{ a: string; b: string; mainBefore: string[] }> {
+  const { a, b } = await javaAndOurCopies(origin, label, async (wh) => {
+    await javaBatch(v, [
+      ['create-branch', wh, 'interop', 't', 'b1', 'tag3'],
+      ['write-loop', wh, 'interop', 't$branch_b1', '4', '0', '200'],
+    ]);
+  });
+  return { a, b, mainBefore: mainSnapshotsAndTags(b) };
+}
+
+/**
+ * After Java's operation on branch b1 of `a` and ours on `b` (branchCopies): the same files on
+ * disk, main's snapshots and tags untouched, Java's `check` (main and every branch) passes on ours,
+ * and Java reads the same rows of the branch and of main from both copies (one JVM).
+ */
+export async function assertBranchSameAsJava(v: PaimonVersion, a: string, b: string, mainBefore: string[]): Promise<void> {
+  assert.deepEqual(listTree(join(b, HISTORY_TABLE)), listTree(join(a, HISTORY_TABLE)), 'same files on disk as Paimon Java');
+  assert.deepEqual(mainSnapshotsAndTags(b), mainBefore, "main's snapshots and tags are untouched");
+  const [, bBranch, aBranch, bMain, aMain] = (
+    await javaBatch(v, [
+      ['check', b, 'interop', 't'],
+      ['read', b, 'interop', 't', 'branch:b1'],
+      ['read', a, 'interop', 't', 'branch:b1'],
+      ['read', b, 'interop', 't'],
+      ['read', a, 'interop', 't'],
+    ])
+  ).map((out) => out.split('\n').filter((l) => l.trim() !== '').sort());
+  assert.ok(aBranch && aBranch.length > 0, 'the branch has rows');
+  assert.deepEqual(bBranch, aBranch, "the branch's rows");
+  assert.deepEqual(bMain, aMain, "main's rows");
 }
 
 /** Names of the data files live in a table's latest snapshot (merged base + delta manifests), read with our library. */
@@ -314,47 +407,22 @@ export async function javaBatch(v: PaimonVersion, steps: string[][]): Promise<st
   return results.map((r) => r.stdout);
 }
 
-const kindsBuilt = new Map<PaimonVersion, Promise<string>>();
-
 /**
  * A warehouse with every KIND_TABLES table and its history, written by Paimon Java `v`, built once
  * per $TEST_TMP and shared by the test files: treat it as read-only (copyWarehouse first).
  */
-export function kindsWarehouse(v: PaimonVersion): Promise<string> {
-  let p = kindsBuilt.get(v);
-  if (!p) {
-    p = buildKinds(v);
-    kindsBuilt.set(v, p);
-  }
-  return p;
-}
-
-async function buildKinds(v: PaimonVersion): Promise<string> {
-  const base = process.env.TEST_TMP ?? tmpdir();
-  mkdirSync(base, { recursive: true });
-  const final = join(base, `procs-kinds-${v}`);
-  if (existsSync(join(final, '.complete'))) return join(final, 'wh');
-  const staging = tempDir(`procs-kinds-${v}-staging-`);
-  const wh = join(staging, 'wh');
-  const steps: string[][] = [];
-  for (const k of KIND_TABLES) {
-    const f = join(staging, `${k.name}.schema.json`);
-    writeFileSync(f, JSON.stringify(k.schema));
-    steps.push(...kindHistory(wh, k.name, f));
-  }
-  await javaBatch(v, steps);
-  writeFileSync(join(staging, '.complete'), new Date().toISOString());
-  try {
-    renameSync(staging, final);
-  } catch {
-    if (!existsSync(join(final, '.complete'))) {
-      rmSync(final, { recursive: true, force: true });
-      renameSync(staging, final);
-    } else {
-      rmSync(staging, { recursive: true, force: true });
+export async function kindsWarehouse(v: PaimonVersion): Promise<string> {
+  const dir = await sharedDirectory(`procs-kinds-${v}`, async (staging) => {
+    const wh = join(staging, 'wh');
+    const steps: string[][] = [];
+    for (const k of KIND_TABLES) {
+      const f = join(staging, `${k.name}.schema.json`);
+      writeFileSync(f, JSON.stringify(k.schema));
+      steps.push(...kindHistory(wh, k.name, f));
     }
-  }
-  return join(final, 'wh');
+    await javaBatch(v, steps);
+  });
+  return join(dir, 'wh');
 }
 
 export interface PyReadSpec {
@@ -416,13 +484,8 @@ export interface KindsCase {
  * both copies, or still unable to read it, as KIND_TABLES states).
  */
 export async function differentialKinds(v: PaimonVersion, c: KindsCase): Promise<{ a: string; b: string }> {
-  const origin = await kindsWarehouse(v);
-  const dir = tempDir(`kinds-${v}-${c.name}-`);
-  const a = join(dir, 'java');
-  const b = join(dir, 'ours');
-  copyWarehouse(origin, a);
-  if (c.prepare) await c.prepare(a, KIND_TABLES);
-  copyWarehouse(a, b);
+  const prepare = c.prepare;
+  const { a, b } = await javaAndOurCopies(await kindsWarehouse(v), `kinds-${v}-${c.name}`, prepare && ((wh) => prepare(wh, KIND_TABLES)));
   for (const k of KIND_TABLES) await c.ours(b, k.name);
   const targets: (string | undefined)[] = [undefined, ...(c.alsoRead ?? [])];
   const steps: string[][] = [];
