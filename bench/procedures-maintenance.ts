@@ -11,7 +11,17 @@
  * the Java peer; point it at a frozen copy of lib-classes-1.4.2 while others may recompile it),
  * BENCH_ORPHAN_ROUNDS (default 1: remove_orphan_files rounds, Java and ours alternating on fresh
  * copies, to spread a busy machine's load over both), BENCH_REUSE (the work directory of an
- * earlier run: its synthesized and expired table are reused, only remove_orphan_files runs).
+ * earlier run: its synthesized and expired table are reused, only remove_orphan_files runs),
+ * BENCH_ORPHAN_MEMORY_FILES (procedures.orphan_memory_files for our runs; default the config's),
+ * BENCH_LARGE_FILES (default 1000000; 0 skips: after the rounds, a copy of the table is padded
+ * with empty old orphan files up to this many files, spread over new bucket directories, and
+ * remove_orphan_files runs on it once - ours always, Java too with BENCH_LARGE_JAVA=1 - to show
+ * that our memory does not grow with the file count past the threshold; the copy is deleted
+ * afterwards).
+ *
+ * Memory of our runs: peak RSS (VmHWM) and peak V8 heap used (sampled every 20 ms inside the
+ * child), and whether the candidates spilled to temp files (a paimon-orphans-* directory seen
+ * under the spill directory while it ran).
  *
  * The history is synthesized in ONE JVM through Paimon's own commit path (PaimonTool
  * `synth-history`: an append table, 10 partitions, `filesPerSnapshot` data files per commit,
@@ -25,7 +35,7 @@
  * so its RSS is an upper bound of what it needed, not like for like.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -45,20 +55,42 @@ if (process.argv[2] === '--ours') {
   const [, , , what, wh, a, b] = process.argv;
   if (!wh) throw new Error('usage: --ours expire|orphan <warehouse> ...');
   let row: Record<string, unknown>;
+  let peakHeap = 0;
+  let spilled = false;
+  const spillDir = join(wh, '..', 'spill');
+  const sample = (): void => {
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+    if (what === 'orphan' && !spilled) {
+      try {
+        spilled = readdirSync(spillDir).some((n) => n.startsWith('paimon-orphans-'));
+      } catch {
+        // not created yet
+      }
+    }
+  };
+  const sampler = setInterval(sample, 20);
   const t0 = performance.now();
   if (what === 'expire') {
     const ex = executorFor(wh, [expireSnapshots]);
     row = firstRow(await callNamed(ex, 'expire_snapshots', { table: 'interop.t', retain_min: Number(a), max_deletes: 2147483647, older_than: String(b) }));
   } else if (what === 'orphan') {
-    const ex = executorFor(wh, [removeOrphanFiles]);
+    mkdirSync(spillDir, { recursive: true });
+    const memoryFiles = process.env.BENCH_ORPHAN_MEMORY_FILES;
+    const ex = executorFor(wh, [removeOrphanFiles], { orphan_spill_dir: spillDir, ...(memoryFiles ? { orphan_memory_files: Number(memoryFiles) } : {}) });
     row = firstRow(await callNamed(ex, 'remove_orphan_files', { table: 'interop.t' }));
   } else {
     throw new Error(`unknown --ours operation ${String(what)}`);
   }
   const millis = performance.now() - t0;
+  clearInterval(sampler);
+  sample();
   const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
   const slim = Object.fromEntries(Object.entries(row).filter(([, v]) => typeof v !== 'string' || v.length < 200));
-  console.log(JSON.stringify({ millis, peakRssBytes: hwm ? Number(hwm[1]) * 1024 : null, row: slim }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+  console.log(
+    JSON.stringify({ millis, peakRssBytes: hwm ? Number(hwm[1]) * 1024 : null, peakHeapBytes: peakHeap, spilled, row: slim }, (_k, v: unknown) =>
+      typeof v === 'bigint' ? v.toString() : v,
+    ),
+  );
   process.exit(0);
 }
 
@@ -131,6 +163,8 @@ function age(dir: string): number {
 }
 
 const mib = (b: number | null): string => (b === null ? '?' : `${(b / 2 ** 20).toFixed(0)} MiB`);
+const oursMemory = (m: Measured): string =>
+  `peak RSS ${mib(m.peakRssBytes)}, peak heap ${mib(typeof m.out.peakHeapBytes === 'number' ? m.out.peakHeapBytes : null)}${m.out.spilled === true ? ', spilled' : ', in memory'}`;
 const sec = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
 
@@ -220,7 +254,7 @@ for (let round = 0; round < ROUNDS; round++) {
   oursMs.push(ooMs);
   console.log(
     `remove_orphan_files: ${total} files, ${String(orow.deletedFileCount)} deleted (Java: ${String(javaOrphan.out.deletedFileCount)}), orphans left ${orphansLeft}; ` +
-      `ours ${sec(ooMs)} (peak RSS ${mib(oursOrphan.peakRssBytes)}), Java ${sec(joMs)} (JVM wall ${sec(javaOrphan.wallMs)}, peak RSS ${mib(javaOrphan.peakRssBytes)}); ` +
+      `ours ${sec(ooMs)} (${oursMemory(oursOrphan)}), Java ${sec(joMs)} (JVM wall ${sec(javaOrphan.wallMs)}, peak RSS ${mib(javaOrphan.peakRssBytes)}); ` +
       `ratio ours/Java = ${(ooMs / joMs).toFixed(2)}; same files left: ${sameOrphan}; load ${load()}`,
   );
 }
@@ -231,4 +265,45 @@ if (ROUNDS > 1) {
     return s.length % 2 === 1 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
   };
   console.log(`remove_orphan_files over ${ROUNDS} rounds: median ours ${sec(median(oursMs))}, Java ${sec(median(javaMs))}, ratio of medians ${(median(oursMs) / median(javaMs)).toFixed(2)}`);
+}
+
+// --- remove_orphan_files at a larger scale: the same table padded with old empty orphans ----
+const LARGE = Number(process.env.BENCH_LARGE_FILES ?? 1_000_000);
+if (LARGE > total) {
+  const large = join(root, 'orphan-large');
+  rmSync(large, { recursive: true, force: true });
+  rmSync(join(root, 'spill'), { recursive: true, force: true });
+  copyWarehouse(staged, large);
+  const extra = LARGE - total;
+  // 10 new bucket directories per partition, so the listing has many directories to spread.
+  const dirs: string[] = [];
+  for (const p of partitions) for (let b = 1; b <= 10; b++) dirs.push(join(large, TABLE, p, `bucket-${b}`));
+  for (const d of dirs) mkdirSync(d, { recursive: true });
+  console.log(`large scale: planting ${extra} empty orphan files in ${dirs.length} bucket directories ... (load ${load()})`);
+  for (let i = 0; i < extra; i++) closeSync(openSync(join(dirs[i % dirs.length] ?? '', `data-pad-${i}.parquet`), 'w', 0o644));
+  for (const d of dirs) age(d);
+  let javaLarge: Measured | null = null;
+  if (process.env.BENCH_LARGE_JAVA === '1') {
+    const jl = join(root, 'orphan-large-java');
+    rmSync(jl, { recursive: true, force: true });
+    copyWarehouse(large, jl);
+    console.log(`remove_orphan_files large: Java over ${LARGE} files ... (load ${load()})`);
+    javaLarge = await paimonTool(['orphan-clean', jl, 'interop', 't', String(Date.now() - 86_400_000), 'false']);
+    rmSync(jl, { recursive: true, force: true });
+  }
+  console.log(`remove_orphan_files large: ours over ${LARGE} files ... (load ${load()})`);
+  const oursLarge = await ours(['orphan', large]);
+  const lrow = oursLarge.out.row as Record<string, unknown>;
+  const left = listTree(join(large, TABLE));
+  const padLeft = left.filter((f) => f.includes('data-pad-') || f.includes('data-orphan-')).length;
+  const ms = Number(oursLarge.out.millis);
+  console.log(
+    `remove_orphan_files large: ${LARGE} files, ${String(lrow.deletedFileCount)} deleted, orphans left ${padLeft}; ours ${sec(ms)} (${oursMemory(oursLarge)})` +
+      (javaLarge
+        ? `, Java ${sec(Number(javaLarge.out.millis))} (peak RSS ${mib(javaLarge.peakRssBytes)}, deleted ${String(javaLarge.out.deletedFileCount)}); ratio ours/Java = ${(ms / Number(javaLarge.out.millis)).toFixed(2)}`
+        : '') +
+      `; load ${load()}`,
+  );
+  rmSync(large, { recursive: true, force: true });
+  rmSync(join(root, 'spill'), { recursive: true, force: true });
 }

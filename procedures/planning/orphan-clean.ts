@@ -2,16 +2,19 @@
  * Orphan detection for remove_orphan_files in bounded memory: Paimon's OrphanFilesClean /
  * LocalOrphanFilesClean, with more guards.
  *
- *   1. List candidates FIRST (orphan-listing.ts, several directories at once) into a compact
- *      store that spills to temp files past a threshold (orphan-store.ts).
- *   2. THEN read the generation (branches, snapshots, tags, long-lived changelogs) and hand
- *      every file name they reach to the store (orphan-reachable.ts). A commit that lands
- *      during the listing is therefore seen here.
- *   3. Re-read the generation; anything new (a commit, tag, branch or changelog that appeared
- *      meanwhile) is read too, until two reads agree (bounded rounds).
- *   4. Orphans = candidates whose file name nothing reaches (a hash-partitioned anti-join when
+ *   1. List candidates (orphan-listing.ts, several directories at once, off the main thread
+ *      where the FileIO can) into a compact store that spills to temp files past a threshold
+ *      (orphan-store.ts). Meanwhile, read the generation as it is now (branches, snapshots,
+ *      tags, long-lived changelogs) and collect every file name it reaches
+ *      (orphan-reachable.ts) into a reachable-name store that spills the same way.
+ *   2. AFTER the listing, re-read the generation and read whatever is new (a commit, tag,
+ *      branch or changelog that appeared meanwhile, or a file replaced in place), until two
+ *      reads agree (bounded rounds). So everything that exists once the listing is complete
+ *      has been read, as in Paimon, which reads it all after listing; reading earlier only
+ *      adds names (keeps more files), never removes one.
+ *   3. Orphans = candidates whose file name nothing reaches (a hash-partitioned anti-join when
  *      spilled); they form a new store, which may spill too.
- *   5. `recheck`, right before deleting: the generation once more; whatever is new is read
+ *   4. `recheck`, right before deleting: the generation once more; whatever is new is read
  *      and its names are removed from the orphans the same way.
  *
  * Files of writes still in flight look orphaned until their commit lands: only `older_than`
@@ -23,7 +26,6 @@ import {
   checkBranchesHaveSchemas,
   listBranches,
   listGeneration,
-  metaRefKey,
   readMetaRef,
   type MetaRef,
   type OrphanLayout,
@@ -32,7 +34,7 @@ import type { MaintenanceReader } from '../../src/paimon/maintenance/types.js';
 import { listCandidates } from './orphan-listing.js';
 import { markReachable, type ReachStats } from './orphan-reachable.js';
 import { SpillSpace } from './orphan-spill.js';
-import { CandidateStore, DirTable, type ReachableSink } from './orphan-store.js';
+import { CandidateStore, DirTable, ReachableStore } from './orphan-store.js';
 
 export interface OrphanProgress {
   phase: 'list' | 'reachability' | 'match' | 'recheck';
@@ -66,7 +68,7 @@ export interface OrphanScan {
   /** Generation rounds until two consecutive listings agreed (1 = nothing changed meanwhile). */
   rounds: number;
   branches: string[];
-  /** Keys (metaRefKey) of every snapshot, tag and changelog file already accounted for. */
+  /** Keys (refKey) of every snapshot, tag and changelog file already accounted for. */
   knownRefs: Set<string>;
   /** Manifests already read (a later snapshot sharing them adds nothing new). */
   seenManifests: Set<string>;
@@ -79,6 +81,14 @@ export interface OrphanScan {
   peakInMemory: number;
 }
 
+/**
+ * Identity of a metadata file as read: its name, size and modification time, for every kind
+ * (a tag is replaced in place by replace_tag; a snapshot id reappears after a rollback).
+ */
+function refKey(r: MetaRef): string {
+  return `${r.branch}\u0000${r.kind}\u0000${r.name}\u0000${r.modificationTime}\u0000${r.size}`;
+}
+
 async function currentGeneration(fileIO: FileIO, tableRoot: string): Promise<{ branches: string[]; refs: MetaRef[] }> {
   const branches = await listBranches(fileIO, tableRoot);
   await checkBranchesHaveSchemas(fileIO, tableRoot, branches);
@@ -88,7 +98,7 @@ async function currentGeneration(fileIO: FileIO, tableRoot: string): Promise<{ b
 async function readRefs(
   fresh: readonly MetaRef[],
   known: Set<string>,
-  sink: ReachableSink,
+  sink: ReachableStore,
   seenManifests: Set<string>,
   reach: ReachStats,
   opts: OrphanCleanOptions,
@@ -97,7 +107,7 @@ async function readRefs(
 ): Promise<void> {
   for (const r of fresh) {
     opts.checkAbort?.();
-    known.add(metaRefKey(r));
+    known.add(refKey(r));
     const s = await readMetaRef(opts.fileIO, r);
     counter.read++;
     if (s !== null) {
@@ -125,48 +135,77 @@ export async function scanOrphanFiles(opts: OrphanCleanOptions): Promise<OrphanS
 
   const dirs = new DirTable();
   const candidates = new CandidateStore(opts.spill, opts.memoryThreshold);
+  const reachable = new ReachableStore(opts.spill, opts.memoryThreshold);
   let orphans: CandidateStore | null = null;
   try {
-    const listing = await listCandidates({
-      fileIO,
-      layout,
-      branches: listedBranches,
-      olderThanMillis: opts.olderThanMillis,
-      concurrency: opts.listConcurrency,
-      store: candidates,
-      dirs,
-      ...(opts.checkAbort ? { checkAbort: opts.checkAbort } : {}),
-      onProgress: (p) =>
-        opts.onProgress?.({ phase: 'list', done: p.entriesSeen, message: `${p.directoriesListed} directories listed, ${p.candidates} candidate files` }),
-    });
-
-    const sink = candidates.reachableSink();
+    // 1. The listing and a first read of the generation, side by side. If one fails, the other stops.
+    let failed: { error: unknown } | null = null;
+    const check = (): void => {
+      if (failed !== null) throw failed.error;
+      opts.checkAbort?.();
+    };
+    const guard = async <T>(p: Promise<T>): Promise<T> => {
+      try {
+        return await p;
+      } catch (e) {
+        failed ??= { error: e };
+        throw e;
+      }
+    };
+    const sideOpts: OrphanCleanOptions = { ...opts, checkAbort: check };
     const known = new Set<string>();
     const seenManifests = new Set<string>();
     const reach: ReachStats = { manifestListsRead: 0, manifestsRead: 0, entriesRead: 0 };
     const counter = { read: 0 };
-    let rounds = 0;
+    const results = await Promise.allSettled([
+      guard(
+        listCandidates({
+          fileIO,
+          layout,
+          branches: listedBranches,
+          olderThanMillis: opts.olderThanMillis,
+          concurrency: opts.listConcurrency,
+          store: candidates,
+          dirs,
+          checkAbort: check,
+          onProgress: (p) =>
+            opts.onProgress?.({ phase: 'list', done: p.entriesSeen, message: `${p.directoriesListed} directories listed, ${p.candidates} candidate files` }),
+        }),
+      ),
+      guard(
+        (async () => {
+          const gen = await currentGeneration(fileIO, layout.tableRoot);
+          await readRefs(gen.refs, known, reachable, seenManifests, reach, sideOpts, 'reachability', counter);
+        })(),
+      ),
+    ]);
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
+    const listing = (results[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof listCandidates>>>).value;
+
+    // 2. After the listing: whatever appeared meanwhile, until two reads agree.
+    let rounds = 1;
     let branches = listedBranches;
     for (;;) {
       rounds++;
-      // Read the generation after the listing: branches first, then each branch's files.
       const gen = await currentGeneration(fileIO, layout.tableRoot);
       branches = gen.branches;
-      const fresh = gen.refs.filter((r) => !known.has(metaRefKey(r)));
-      if (fresh.length === 0 && rounds > 1) break;
+      const fresh = gen.refs.filter((r) => !known.has(refKey(r)));
+      if (fresh.length === 0) break;
       if (rounds > maxRounds) {
         throw new PaimonError(
           'COMMIT_CONFLICT',
           `the table kept changing while its used files were collected (${maxRounds} rounds); nothing was deleted, retry later`,
         );
       }
-      await readRefs(fresh, known, sink, seenManifests, reach, opts, 'reachability', counter);
+      await readRefs(fresh, known, reachable, seenManifests, reach, opts, 'reachability', counter);
     }
 
-    const spilled = candidates.spilled;
-    opts.onProgress?.({ phase: 'match', done: 0, message: `${candidates.count} candidates${spilled ? ', spilled to disk' : ''}` });
+    // 3. The anti-join.
+    const spilled = candidates.spilled || reachable.spilled;
+    opts.onProgress?.({ phase: 'match', done: 0, message: `${candidates.count} candidates, ${reachable.marked} reachable names${spilled ? ', spilled to disk' : ''}` });
     orphans = new CandidateStore(opts.spill, opts.memoryThreshold);
-    candidates.match(orphans, opts.checkAbort);
+    const peakReach = reachable.inMemory;
+    candidates.match(reachable, orphans, opts.checkAbort);
     opts.onProgress?.({ phase: 'match', done: candidates.count, message: `${orphans.count} orphans` });
     return {
       orphans,
@@ -180,13 +219,14 @@ export async function scanOrphanFiles(opts: OrphanCleanOptions): Promise<OrphanS
       reach,
       listing: { directoriesListed: listing.directoriesListed, entriesSeen: listing.entriesSeen },
       spilled: spilled || orphans.spilled,
-      peakInMemory: Math.max(candidates.stats.peakInMemory, orphans.stats.peakInMemory),
+      peakInMemory: Math.max(candidates.stats.peakInMemory, orphans.stats.peakInMemory, peakReach),
     };
   } catch (e) {
     orphans?.dispose();
     throw e;
   } finally {
     candidates.dispose();
+    reachable.dispose();
   }
 }
 
@@ -197,20 +237,21 @@ export async function scanOrphanFiles(opts: OrphanCleanOptions): Promise<OrphanS
  */
 export async function recheckOrphans(opts: OrphanCleanOptions, scan: OrphanScan): Promise<number> {
   const gen = await currentGeneration(opts.fileIO, opts.layout.tableRoot);
-  const fresh = gen.refs.filter((r) => !scan.knownRefs.has(metaRefKey(r)));
+  const fresh = gen.refs.filter((r) => !scan.knownRefs.has(refKey(r)));
   if (fresh.length === 0) return 0;
   const before = scan.orphans;
-  const sink = before.reachableSink();
-  // Manifests read by the scan are skipped: every name they reach was marked then, so none is an orphan.
-  await readRefs(fresh, scan.knownRefs, sink, scan.seenManifests, scan.reach, opts, 'recheck', { read: 0 });
+  const reachable = new ReachableStore(opts.spill, opts.memoryThreshold);
   const after = new CandidateStore(opts.spill, opts.memoryThreshold);
   try {
-    before.match(after, opts.checkAbort);
+    // Manifests read by the scan are skipped: every name they reach was collected then, so none is an orphan.
+    await readRefs(fresh, scan.knownRefs, reachable, scan.seenManifests, scan.reach, opts, 'recheck', { read: 0 });
+    before.match(reachable, after, opts.checkAbort);
   } catch (e) {
     after.dispose();
     throw e;
   } finally {
     before.dispose();
+    reachable.dispose();
   }
   scan.orphans = after;
   scan.metadataFilesRead += fresh.length;

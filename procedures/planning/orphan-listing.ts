@@ -10,7 +10,7 @@
  * directories are walked as they are discovered, so the listing of a wide table starts
  * deleting nothing and holds only the queue of directories still to list.
  */
-import type { FileIO, FileStatus } from '../../src/paimon/file-io.js';
+import type { FileIO, FileStatus, FileStatusBatch } from '../../src/paimon/file-io.js';
 import { branchRoot, MANAGED_BLOB_SUFFIX, type OrphanLayout } from '../../src/paimon/maintenance/orphan-files.js';
 import { join, name as baseName } from '../../src/paimon/path.js';
 import { AREA_CODE, type CandidateArea, type CandidateStore, type DirTable } from './orphan-store.js';
@@ -74,17 +74,46 @@ export async function listCandidates(opts: ListCandidatesOptions): Promise<Listi
     }
   };
 
+  const subdir = (t: ListTask, path: string, n: string): void => {
+    if (t.walk === 0) {
+      if (n.startsWith('bucket-')) queue.push({ dir: path, walk: null, area: t.area });
+    } else if (t.walk !== null && n.includes('=')) {
+      queue.push({ dir: path, walk: t.walk - 1, area: t.area });
+    }
+  };
+
+  // Batches of parallel arrays where the FileIO offers them (listed off the main thread locally).
+  const listBatched = async (t: ListTask, batches: AsyncIterable<FileStatusBatch>): Promise<void> => {
+    const area = AREA_CODE[t.area];
+    let dirIndex = -1;
+    for await (const b of batches) {
+      opts.checkAbort?.();
+      const { names, sizes, modificationTimes: mtimes, isDir } = b;
+      for (let i = 0; i < names.length; i++) {
+        progress.entriesSeen++;
+        const n = names[i]!;
+        if (isDir[i] === 1) {
+          if (t.walk !== null) subdir(t, join(t.dir, n), n);
+          continue;
+        }
+        if (t.walk !== null || mtimes[i]! >= olderThanMillis || !accepts(t.area, n)) continue;
+        if (dirIndex < 0) dirIndex = dirs.intern(t.dir);
+        store.add(dirIndex, n, sizes[i]!, area);
+        progress.candidates++;
+      }
+      report();
+    }
+  };
+
   const listOne = async (t: ListTask): Promise<void> => {
+    if (fileIO.listBatches) {
+      await listBatched(t, fileIO.listBatches(t.dir));
+      return;
+    }
     if (t.walk !== null) {
       for await (const st of fileIO.list(t.dir)) {
         progress.entriesSeen++;
-        if (!st.isDir) continue;
-        const n = baseName(st.path);
-        if (t.walk === 0) {
-          if (n.startsWith('bucket-')) queue.push({ dir: st.path, walk: null, area: t.area });
-        } else if (n.includes('=')) {
-          queue.push({ dir: st.path, walk: t.walk - 1, area: t.area });
-        }
+        if (st.isDir) subdir(t, st.path, baseName(st.path));
       }
       return;
     }

@@ -13,6 +13,8 @@ import { PaimonError, isPaimonError } from '../../src/paimon/errors.js';
 import type { MaintenanceReader, ManifestFileNames, SnapshotLike } from '../../src/paimon/maintenance/types.js';
 
 const READ_RETRIES = 3;
+/** Entries decoded between turns of the event loop. */
+const YIELD_EVERY = 4096;
 
 async function readOrNothing<T>(read: () => Promise<T>, nothing: T): Promise<T> {
   let last: unknown;
@@ -80,10 +82,13 @@ export async function markReachable(s: SnapshotLike, opts: MarkReachableOptions)
         );
         stats.manifestsRead++;
         try {
+          let n = 0;
           for (const e of entries) {
             stats.entriesRead++;
             mark(e.fileName);
             for (const x of e.extraFiles) mark(x);
+            // A base manifest can hold 100,000s of entries: let a concurrent listing take its batches meanwhile.
+            if (++n % YIELD_EVERY === 0) await new Promise<void>((r) => setImmediate(r));
           }
         } catch (e) {
           throw new PaimonError('STORAGE_ERROR', `orphan clean aborted: cannot read a used file: ${String((e as Error)?.message ?? e)}`, { cause: e });

@@ -1,20 +1,20 @@
 /**
- * The candidate files of remove_orphan_files, held compactly, and their anti-join with the
- * names that the table's metadata reaches.
+ * The candidate files of remove_orphan_files, held compactly, the file names the table's
+ * metadata reaches, and the anti-join of the two.
  *
- * In memory (up to `threshold` candidates): each directory string once (DirTable), and per
+ * In memory (up to `threshold` entries each): each directory string once (DirTable), and per
  * candidate its name, a directory index, its size and its area in parallel typed arrays
- * (about 100 bytes a file with the name, against ~2 KB for a status object per file). Names are
- * matched through one Map from name to the first candidate of that name (later ones of the same
- * name are chained), and a mark byte per candidate.
+ * (about 100 bytes a file with the name, against ~2 KB for a status object per file); the
+ * reachable names in one Set.
  *
- * Past `threshold` the store spills: every candidate (those in memory first) goes to one of
- * SPILL_FANOUT temp files by the hash of its name, and the reachable names are written to the
- * same partitions by the same hash instead of being marked. `match` then takes one partition at
- * a time: its candidates are loaded into memory (a partition still above the threshold is split
- * again with a new hash seed), its reachable names are streamed past them, the unmarked ones go
- * to the output store. Memory therefore stays near `threshold` candidates whatever the count;
- * the directory table grows with the number of directories, not files.
+ * Past `threshold` a side spills: every entry (those in memory first) goes to one of
+ * `fanout` temp files by the hash of its name. Reachable names can be collected while the
+ * candidates are still being listed, since both sides are independent until `match`. If either
+ * side spilled, `match` spills the other too and takes one partition at a time: its candidates
+ * are loaded into memory (a partition still above the threshold is split again with a new hash
+ * seed), its reachable names are streamed past them, the unmarked ones go to the output store.
+ * Memory therefore stays near `threshold` entries whatever the count; the directory table grows
+ * with the number of directories, not files.
  *
  * Matching is by file name, as Paimon's OrphanFilesClean; candidates in a snapshot/ or changelog/
  * directory (failed atomic-write temp files) are never matched: they are orphans by construction.
@@ -108,19 +108,11 @@ class CandidateArrays {
   }
 }
 
-/** Receives every file name the metadata reaches. */
-export interface ReachableSink {
-  mark(name: string): void;
-  /** Names handed to `mark` (with repeats). */
-  readonly marked: number;
-}
-
 /** Marks in-memory candidates by name. */
-class MemoryMatcher implements ReachableSink {
+class MemoryMatcher {
   private readonly first = new Map<string, number>();
   private readonly next: Int32Array;
   readonly hit: Uint8Array;
-  marked = 0;
 
   constructor(readonly arrays: CandidateArrays) {
     this.next = new Int32Array(arrays.count).fill(-1);
@@ -135,7 +127,6 @@ class MemoryMatcher implements ReachableSink {
   }
 
   mark(name: string): void {
-    this.marked++;
     let i = this.first.get(name);
     while (i !== undefined && i >= 0) {
       this.hit[i] = 1;
@@ -152,13 +143,63 @@ class MemoryMatcher implements ReachableSink {
   }
 }
 
-/** Reachable names routed to the partitions of a spilled store. */
-class SpillSink implements ReachableSink {
+/**
+ * The names the metadata reaches (with repeats): a Set up to `threshold`, then partitioned
+ * temp files. `mark` everything, then hand the store to CandidateStore.match.
+ */
+export class ReachableStore {
+  private set: Set<string> | null = new Set<string>();
+  private spill: PartitionedWriter | null = null;
+  /** Names handed to `mark` (with repeats). */
   marked = 0;
-  constructor(readonly writer: PartitionedWriter) {}
+
+  constructor(
+    private readonly space: SpillSpace,
+    readonly threshold: number,
+  ) {
+    if (!Number.isInteger(threshold) || threshold < 1) throw new Error(`orphan memory threshold must be a positive integer, got ${threshold}`);
+  }
+
+  get spilled(): boolean {
+    return this.spill !== null;
+  }
+
+  /** Distinct names in memory (0 once spilled). */
+  get inMemory(): number {
+    return this.set?.size ?? 0;
+  }
+
   mark(name: string): void {
     this.marked++;
-    this.writer.write(name, escapeField(name));
+    if (this.set !== null) {
+      this.set.add(name);
+      if (this.set.size > this.threshold) this.toDisk();
+      return;
+    }
+    this.spill!.write(name, escapeField(name));
+  }
+
+  /** Move the names to partitions (match does this when the candidates spilled). */
+  toDisk(): PartitionedWriter {
+    if (this.spill === null) {
+      this.spill = new PartitionedWriter(this.space.newDir('reachable'), 0, this.space.fanout);
+      for (const n of this.set!) this.spill.write(n, escapeField(n));
+      this.set = null;
+    }
+    return this.spill;
+  }
+
+  /** The in-memory names, or null once spilled. */
+  names(): ReadonlySet<string> | null {
+    return this.set;
+  }
+
+  dispose(): void {
+    this.set = null;
+    if (this.spill !== null) {
+      this.spill.close();
+      rmSync(this.spill.dir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -193,13 +234,13 @@ export interface CandidateStoreStats {
 }
 
 /**
- * A set of candidate files: in memory up to `threshold`, then spilled. Add everything, call
- * `reachableSink()` once, feed it, then `match` into a fresh store (this one is consumed).
+ * A set of candidate files: in memory up to `threshold`, then spilled. Add everything, then
+ * `match` against a ReachableStore into a fresh store (this one is consumed).
  */
 export class CandidateStore {
   private mem: CandidateArrays | null = new CandidateArrays();
   private spill: PartitionedWriter | null = null;
-  private sink: MemoryMatcher | SpillSink | null = null;
+  private matched = false;
   count = 0;
   readonly stats: CandidateStoreStats = { peakInMemory: 0, partitionsMatched: 0 };
 
@@ -215,7 +256,7 @@ export class CandidateStore {
   }
 
   add(dir: number, name: string, size: number, area: number): void {
-    if (this.sink !== null) throw new Error('CandidateStore: add after reachableSink()');
+    if (this.matched) throw new Error('CandidateStore: add after match');
     this.count++;
     if (this.spill !== null) {
       this.spill.write(name, candidateLine(dir, name, size, area));
@@ -224,7 +265,12 @@ export class CandidateStore {
     const mem = this.mem!;
     mem.push(dir, name, size, area);
     if (mem.count > this.stats.peakInMemory) this.stats.peakInMemory = mem.count;
-    if (mem.count > this.threshold) {
+    if (mem.count > this.threshold) this.toDisk();
+  }
+
+  private toDisk(): PartitionedWriter {
+    if (this.spill === null) {
+      const mem = this.mem!;
       this.spill = new PartitionedWriter(this.space.newDir('candidates'), 0, this.space.fanout);
       for (let i = 0; i < mem.count; i++) {
         const n = mem.names[i]!;
@@ -232,44 +278,41 @@ export class CandidateStore {
       }
       this.mem = null;
     }
-  }
-
-  /** Where reachable names go: marks in memory, or the spill partitions. */
-  reachableSink(): ReachableSink {
-    if (this.sink !== null) return this.sink;
-    if (this.spill !== null) {
-      this.spill.close();
-      this.sink = new SpillSink(new PartitionedWriter(this.space.newDir('reachable'), 0, this.space.fanout));
-    } else {
-      this.sink = new MemoryMatcher(this.mem!);
-    }
-    return this.sink;
+    return this.spill;
   }
 
   /**
-   * Every candidate that no reachable name marked (and every temp-area one) into `out`.
-   * `beforePartition` runs before each spilled partition (the caller's abort check).
+   * Every candidate whose name `reach` does not hold (and every temp-area one) into `out`.
+   * Consumes this store and `reach`. `beforePartition` runs before each spilled partition
+   * (the caller's abort check).
    */
-  match(out: CandidateStore, beforePartition?: () => void): void {
-    this.reachableSink();
-    const sink = this.sink!;
-    if (sink instanceof MemoryMatcher) {
-      sink.emitUnmarked(out);
+  match(reach: ReachableStore, out: CandidateStore, beforePartition?: () => void): void {
+    if (this.matched) throw new Error('CandidateStore: matched twice');
+    this.matched = true;
+    const names = reach.names();
+    if (this.mem !== null && names !== null) {
+      const a = this.mem;
+      for (let i = 0; i < a.count; i++) {
+        if (isTempArea(a.areas[i]!) || !names.has(a.names[i]!)) out.add(a.dirs[i]!, a.names[i]!, a.sizes[i]!, a.areas[i]!);
+      }
       this.stats.partitionsMatched = 1;
       this.mem = null;
+      reach.dispose();
       return;
     }
-    sink.writer.close();
-    const cands = this.spill!;
+    const cands = this.toDisk();
+    const rw = reach.toDisk();
+    cands.close();
+    rw.close();
     for (let p = 0; p < cands.fanout; p++) {
       beforePartition?.();
       const cw = cands.writers[p]!;
-      this.matchPartition(cw.path, cw.lines, sink.writer.writers[p]!.path, 0, out, beforePartition);
+      this.matchPartition(cw.path, cw.lines, rw.writers[p]!.path, 0, out, beforePartition);
       rmSync(cw.path, { force: true });
-      rmSync(sink.writer.writers[p]!.path, { force: true });
+      rmSync(rw.writers[p]!.path, { force: true });
     }
     rmSync(cands.dir, { recursive: true, force: true });
-    rmSync(sink.writer.dir, { recursive: true, force: true });
+    reach.dispose();
   }
 
   private matchPartition(candPath: string, candCount: number, reachPath: string, depth: number, out: CandidateStore, before?: () => void): void {
@@ -321,10 +364,6 @@ export class CandidateStore {
     if (this.spill !== null) {
       this.spill.close();
       rmSync(this.spill.dir, { recursive: true, force: true });
-    }
-    if (this.sink instanceof SpillSink) {
-      this.sink.writer.close();
-      rmSync(this.sink.writer.dir, { recursive: true, force: true });
     }
   }
 }

@@ -16,6 +16,16 @@ export interface FileStatus {
   isDir: boolean;
 }
 
+/** Entries of one directory as parallel arrays (FileIO.listBatches); a path is `join(dir, names[i])`. */
+export interface FileStatusBatch {
+  names: readonly string[];
+  sizes: ArrayLike<number>;
+  /** Epoch milliseconds. */
+  modificationTimes: ArrayLike<number>;
+  /** 1 for a directory. */
+  isDir: ArrayLike<number>;
+}
+
 export interface FileIO {
   /** Whole small file (metadata: snapshots, schemas, manifests). FILE_NOT_FOUND if absent. */
   readFile(path: string): Promise<Buffer>;
@@ -38,6 +48,12 @@ export interface FileIO {
   getStatus(path: string): Promise<FileStatus | null>;
   /** Direct children of a directory (files and sub-directories), paginated internally. Empty if absent. */
   list(dir: string): AsyncIterable<FileStatus>;
+  /**
+   * Optional: the direct children of a directory in batches, for scans of very many files
+   * (remove_orphan_files). Same entries as `list` (empty if absent); implementations may list
+   * on other threads and keep at most a few batches ahead of the consumer.
+   */
+  listBatches?(dir: string): AsyncIterable<FileStatusBatch>;
   /** Every file (not directory) below a directory, recursively, streamed. */
   listRecursive(dir: string): AsyncIterable<FileStatus>;
   /** Delete one file; false if it did not exist. */

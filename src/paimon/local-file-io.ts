@@ -13,7 +13,8 @@ import { closeSync, constants as fsConstants, fstatSync, openSync, promises as f
 import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
 import { PaimonError } from './errors.js';
-import type { FileIO, FileStatus } from './file-io.js';
+import type { FileIO, FileStatus, FileStatusBatch } from './file-io.js';
+import { localListPool } from './local-list-pool.js';
 import { join, parseUri, schemeOf, tempPathFor } from './path.js';
 
 function errCode(e: unknown): string | undefined {
@@ -274,6 +275,16 @@ export class LocalFileIO implements FileIO {
       }
     } finally {
       handle.closeSync();
+    }
+  }
+
+  /** `list` in batches, read on a worker thread (local-list-pool.ts). */
+  async *listBatches(dir: string): AsyncIterable<FileStatusBatch> {
+    const local = this.toLocal(dir);
+    try {
+      yield* localListPool().list(local);
+    } catch (e) {
+      throw this.wrap(e, 'list', dir);
     }
   }
 

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { CandidateStore, DirTable } from '../../../procedures/planning/orphan-store.js';
+import { CandidateStore, DirTable, ReachableStore } from '../../../procedures/planning/orphan-store.js';
 import { escapeField, hashName, readLines, SpillSpace, unescapeField } from '../../../procedures/planning/orphan-spill.js';
 
 let dir: string;
@@ -48,10 +48,11 @@ describe('orphan candidate store', () => {
             for (const c of cands) store.add(c.dir, c.name, c.size, c.area);
             assert.equal(store.count, cands.length);
             assert.equal(store.spilled, cands.length > threshold);
-            const sink = store.reachableSink();
-            for (const n of reached) sink.mark(n);
+            const reach = new ReachableStore(space, threshold);
+            for (const n of reached) reach.mark(n);
+            assert.equal(reach.spilled, new Set(reached).size > threshold);
             const out = new CandidateStore(space, threshold);
-            store.match(out);
+            store.match(reach, out);
             const got = [...out.entries()].map(key).sort();
             assert.deepEqual(got, expected(cands, reached));
             assert.equal(out.count, got.length);
@@ -74,20 +75,21 @@ describe('orphan candidate store', () => {
     );
   });
 
-  test('a second anti-join over spilled orphans (the recheck) removes names reached later', () => {
+  test('a second anti-join over spilled orphans (the recheck) removes names reached later, reachable names in memory', () => {
     const space = new SpillSpace(join(dir, 'recheck'), 4);
     try {
       const store = new CandidateStore(space, 10);
       for (let i = 0; i < 100; i++) store.add(i % 3, `f${i}`, i, i % 7 === 0 ? 4 : 0);
-      const s1 = store.reachableSink();
-      for (let i = 0; i < 100; i += 2) s1.mark(`f${i}`);
+      const r1 = new ReachableStore(space, 1000);
+      for (let i = 0; i < 100; i += 2) r1.mark(`f${i}`);
       const orphans = new CandidateStore(space, 10);
-      store.match(orphans);
+      store.match(r1, orphans);
       assert.ok(orphans.spilled);
-      const s2 = orphans.reachableSink();
-      for (let i = 1; i < 50; i += 2) s2.mark(`f${i}`);
+      const r2 = new ReachableStore(space, 1000);
+      for (let i = 1; i < 50; i += 2) r2.mark(`f${i}`);
+      assert.ok(!r2.spilled);
       const final = new CandidateStore(space, 10);
-      orphans.match(final);
+      orphans.match(r2, final);
       const names = [...final.entries()].map((c) => c.name).sort();
       const want: string[] = [];
       for (let i = 0; i < 100; i++) if (i % 7 === 0 || (i % 2 === 1 && i >= 50)) want.push(`f${i}`);
