@@ -295,6 +295,15 @@ interface InitDbRouter extends StatementRouter {
 
 type Phase = 'connecting' | 'greeting' | 'response' | 'tls' | 'auth' | 'command' | 'closed';
 
+/** ERR 1105 / HY000: how the proxy answers a statement that failed inside it. */
+function unknownError(message: string): LocalReply {
+  return { kind: 'error', errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message };
+}
+
+function localError(message: string): Route {
+  return { kind: 'local', run: async () => [unknownError(message)] };
+}
+
 function splitCatalogDb(name: string | null): { catalog: string | null; database: string | null } {
   if (name === null || name === '') return { catalog: null, database: null };
   const i = name.indexOf('.');
@@ -621,9 +630,15 @@ export class Session implements SessionView {
     );
   }
 
-  private parseResponse(p: Packet): HandshakeResponse41 | null {
+  /**
+   * The client's HandshakeResponse41 in both modes: parsed, refused over plain TCP when TLS is
+   * required, and taken as the session's user, capabilities and default catalog/database.
+   * Null when the connection was failed instead.
+   */
+  private acceptResponse(p: Packet): HandshakeResponse41 | null {
+    let r: HandshakeResponse41;
     try {
-      return parseHandshakeResponse41(p.payload);
+      r = parseHandshakeResponse41(p.payload);
     } catch (e) {
       this.failConnection(
         { errno: ER_HANDSHAKE_ERROR, sqlState: '08S01', message: `Bad handshake: ${e instanceof Error ? e.message : String(e)}` },
@@ -632,24 +647,23 @@ export class Session implements SessionView {
       );
       return null;
     }
-  }
-
-  private forwardHandshakeResponse(p: Packet): void {
-    const r = this.parseResponse(p);
-    if (!r) return;
     if (this.deps.tlsRequired && !this.clientTls) {
       this.failConnection(
         { errno: ER_SECURE_TRANSPORT_REQUIRED, sqlState: 'HY000', message: 'Connections using insecure transport are prohibited by this proxy (listen.tls.required)' },
         (p.seq + 1) & 0xff,
         'tls required',
       );
-      return;
+      return null;
     }
     this.user = r.user;
     this.capabilities = (r.capabilities & this.offered) >>> 0;
-    const { catalog, database } = splitCatalogDb(r.database);
-    this.currentCatalog = catalog;
-    this.currentDatabase = database;
+    this.selectSchema(r.database);
+    return r;
+  }
+
+  private forwardHandshakeResponse(p: Packet): void {
+    const r = this.acceptResponse(p);
+    if (!r) return;
     const forwardedCaps = (r.capabilities & ~RELAY_MASKED_CAPABILITIES & ~CLIENT_PROGRESS_OBSOLETE & ~CLIENT_SSL) >>> 0;
     const tlsOpts = this.deps.upstream?.tls ?? null;
     if (tlsOpts === null) {
@@ -787,21 +801,8 @@ export class Session implements SessionView {
   }
 
   private standaloneResponse(p: Packet): void {
-    const r = this.parseResponse(p);
+    const r = this.acceptResponse(p);
     if (!r) return;
-    if (this.deps.tlsRequired && !this.clientTls) {
-      this.failConnection(
-        { errno: ER_SECURE_TRANSPORT_REQUIRED, sqlState: 'HY000', message: 'Connections using insecure transport are prohibited by this proxy (listen.tls.required)' },
-        (p.seq + 1) & 0xff,
-        'tls required',
-      );
-      return;
-    }
-    this.user = r.user;
-    this.capabilities = (r.capabilities & this.offered) >>> 0;
-    const { catalog, database } = splitCatalogDb(r.database);
-    this.currentCatalog = catalog;
-    this.currentDatabase = database;
     this.authenticator = new LocalAuthenticator(this.deps.users!, this.scramble);
     this.authSeq = (p.seq + 1) & 0xff;
     this.phase = 'auth';
@@ -919,8 +920,10 @@ export class Session implements SessionView {
     const cmd = p.payload[0];
     if (cmd >= COM_STMT_PREPARE && cmd <= COM_STMT_FETCH && this.preparedCommand(p)) return;
     switch (cmd) {
-      case COM_QUERY: {
-        const route = this.route(p.payload.toString('utf8', 1));
+      case COM_QUERY:
+      case COM_INIT_DB: {
+        const text = p.payload.toString('utf8', 1);
+        const route = cmd === COM_QUERY ? this.route(text) : this.routeInitDb(text);
         if (route.kind === 'local') {
           this.runLocal(route.run);
           return;
@@ -929,43 +932,17 @@ export class Session implements SessionView {
         this.onUpstreamOk = afterOk ? () => afterOk(this) : null;
         break;
       }
-      case COM_INIT_DB: {
-        const name = p.payload.toString('utf8', 1);
-        const router = this.deps.router as InitDbRouter;
-        if (router.initDb) {
-          const route = this.routeInitDb(router, name);
-          if (route.kind === 'local') {
-            this.runLocal(route.run);
-            return;
-          }
-          const afterOk = route.afterOk;
-          this.onUpstreamOk = afterOk ? () => afterOk(this) : null;
-        } else {
-          this.onUpstreamOk = () => {
-            const { catalog, database } = splitCatalogDb(name);
-            if (catalog !== null) this.currentCatalog = catalog;
-            this.currentDatabase = database;
-          };
-        }
-        break;
-      }
       case COM_CHANGE_USER: {
         const c = parseChangeUser(p.payload, this.capabilities);
         this.onUpstreamOk = () => {
           this.user = c.user;
-          const { catalog, database } = splitCatalogDb(c.database);
-          this.currentCatalog = catalog;
-          this.currentDatabase = database;
-          (this.deps.router as InitDbRouter).resetSession?.(this);
-          this.statements.clear();
+          this.selectSchema(c.database);
+          this.resetSessionState();
         };
         break;
       }
       case COM_RESET_CONNECTION:
-        this.onUpstreamOk = () => {
-          (this.deps.router as InitDbRouter).resetSession?.(this);
-          this.statements.clear();
-        };
+        this.onUpstreamOk = () => this.resetSessionState();
         break;
       case COM_QUIT:
         this.deps.stats.forwarded++;
@@ -987,17 +964,42 @@ export class Session implements SessionView {
     } catch (e) {
       const message = maskText(e instanceof Error ? e.message : String(e));
       this.log.error({ connectionId: this.connectionId, err: message }, 'router failed');
-      return { kind: 'local', run: async () => [{ kind: 'error', errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message: `paimon-procedure-proxy: ${message}` }] };
+      return localError(`paimon-procedure-proxy: ${message}`);
     }
   }
 
-  private routeInitDb(router: InitDbRouter, name: string): Route {
+  /**
+   * COM_INIT_DB as the router's initDb hook decides; a router without one lets it through and
+   * the session takes the database once it is accepted (the FE's OK, or at once in standalone mode).
+   */
+  private routeInitDb(name: string): Route {
+    const router = this.deps.router as InitDbRouter;
+    if (!router.initDb) return { kind: 'forward', afterOk: () => this.useDatabase(name) };
     try {
-      return router.initDb!(name, this);
+      return router.initDb(name, this);
     } catch (e) {
-      const message = maskText(e instanceof Error ? e.message : String(e));
-      return { kind: 'local', run: async () => [{ kind: 'error', errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message }] };
+      return localError(maskText(e instanceof Error ? e.message : String(e)));
     }
+  }
+
+  /** The session's catalog and database from a connect-time or COM_CHANGE_USER schema (`catalog.db`, `db` or none). */
+  private selectSchema(name: string | null): void {
+    const { catalog, database } = splitCatalogDb(name);
+    this.currentCatalog = catalog;
+    this.currentDatabase = database;
+  }
+
+  /** COM_INIT_DB accepted: `catalog.db` switches both, a bare `db` keeps the current catalog. */
+  private useDatabase(name: string): void {
+    const { catalog, database } = splitCatalogDb(name);
+    if (catalog !== null) this.currentCatalog = catalog;
+    this.currentDatabase = database;
+  }
+
+  /** COM_RESET_CONNECTION / COM_CHANGE_USER accepted: the router's per-session state and our prepared statements go. */
+  private resetSessionState(): void {
+    (this.deps.router as InitDbRouter).resetSession?.(this);
+    this.statements.clear();
   }
 
   /** Relays one upstream chunk to the client as it is and tracks where the response ends. */
@@ -1071,7 +1073,7 @@ export class Session implements SessionView {
       .catch((e: unknown): LocalReply[] => {
         const message = maskText(e instanceof Error ? e.message : String(e));
         this.log.error({ connectionId: this.connectionId, err: message }, 'local statement failed');
-        return [{ kind: 'error', errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message }];
+        return [unknownError(message)];
       })
       .then((replies) => {
         if (this.localRunning === ac) this.localRunning = null;
@@ -1237,23 +1239,17 @@ export class Session implements SessionView {
         this.replyPayloads([this.ok()]);
         return;
       case COM_RESET_CONNECTION:
-        (this.deps.router as InitDbRouter).resetSession?.(this);
-        this.statements.clear();
+        this.resetSessionState();
         this.replyPayloads([this.ok()]);
         return;
       case COM_INIT_DB: {
         const name = p.payload.toString('utf8', 1);
-        const router = this.deps.router as InitDbRouter;
-        if (router.initDb) {
-          const route = this.routeInitDb(router, name);
-          if (route.kind === 'local') {
-            this.runLocal(route.run);
-            return;
-          }
+        const route = this.routeInitDb(name);
+        if (route.kind === 'local') {
+          this.runLocal(route.run);
+          return;
         }
-        const { catalog, database } = splitCatalogDb(name);
-        if (catalog !== null) this.currentCatalog = catalog;
-        this.currentDatabase = database;
+        this.useDatabase(name);
         this.replyPayloads([this.ok()]);
         return;
       }
