@@ -91,7 +91,7 @@ interface CrashCase {
   kind: 'COMPACT' | 'OVERWRITE';
   build(wh: string): Promise<void>;
   /** Extra assertion on the uninterrupted run's table (the case exercises the path it claims to). */
-  probeCheck?(wh: string): void;
+  probeCheck?(probe: string, origin: string): void;
   fractions: number[];
 }
 
@@ -181,6 +181,12 @@ const CASES: CrashCase[] = [
       const index = listTree(join(wh, 'db.db/t')).filter((f) => f.startsWith('index/'));
       assert.ok(index.length > 0, 'the Java writer left deletion-vector index files');
     },
+    probeCheck(probe, origin) {
+      // The compaction applied vectors and committed new index files (the index step is among the kill points).
+      const before = new Set(listTree(join(origin, 'db.db/t')).filter((f) => f.startsWith('index/')));
+      const added = listTree(join(probe, 'db.db/t')).filter((f) => f.startsWith('index/') && !before.has(f));
+      assert.ok(added.length > 0, 'the compaction wrote new deletion-vector index files');
+    },
   },
 ];
 
@@ -203,7 +209,7 @@ for (const cs of CASES) {
       assert.ok(total >= 4, `expected several storage steps, got ${total}`);
       const landed = Number(latestId(probe));
       assert.equal(snapshotJson(probe, landed).commitKind, cs.kind);
-      cs.probeCheck?.(probe);
+      cs.probeCheck?.(probe, origin);
       [rowsBefore, rowsCompacted] = await javaCheckAndRead([origin, probe], true);
       if (cs.kind === 'OVERWRITE' || cs.label === 'pk') assert.deepEqual(rowsCompacted, rowsBefore, 'an uninterrupted compaction keeps the rows');
       assert.ok(rowsBefore.length > 0);
