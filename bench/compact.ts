@@ -3,7 +3,7 @@
  * in the same run, on copies of the same table written by Paimon Java.
  *
  *   node --import tsx bench/compact.ts [--buckets 4] [--files 40] [--rows-per-file 42000]
- *        [--value-chars 200] [--budget-mb 512] [--concurrency 1,2] [--node-heap-mb 0,256] [--java-heap-mb 1024]
+ *        [--value-chars 200] [--budget-mb 512] [--concurrency 1,2] [--node-heap-mb 0] [--java-heap-mb 1024]
  *        [--table <dir of a table built earlier with the same flags>] [--keep 1]
  *
  * The table (deduplicate, id BIGINT primary key, s STRING, n BIGINT, d DOUBLE; bucket = --buckets,
@@ -25,14 +25,19 @@
  * Prints rows read per second and peak memory (RSS for both; Java's peak heap too) and the ratios,
  * with the load average. Needs the Java peer (tests/setup/paimon-java.sh).
  *
- * What the figures showed (Nov 2026, 2 shared cores, load 10-35 from other jobs; see the report):
- *  - the budget sizes only the merge's JS batches. With node's default heap sizing V8 lets garbage
- *    pile up (peak heap+external ~700 MiB, RSS ~1.1 GiB); capped (--max-old-space-size=256) the
- *    same run peaks at ~580 MiB RSS but at about half the throughput (more GC), 384: ~610 MiB, 0.65x.
- *  - the rest is DuckDB: each open Parquet scan holds about one row group (~7 MiB a file here,
- *    measured 1/10/40 open scans: 25/100/330 MiB), so the k-way merge's memory grows with
- *    (sorted runs x row-group size), which the budget does not bound (Paimon Java writes row groups
- *    of up to parquet.block.size = 128 MiB).
+ * How the budget is kept (src/paimon/compact/spill-merge.ts): the budget is split into a runtime
+ * reserve, the compaction's own DuckDB instance (memory limit: the rows of the file being written)
+ * and one share per bucket running at once; DuckDB holds about one Parquet row group per open scan
+ * (~1.25x a 6.5 MiB file here), so a share opens at most share*0.55/scan-estimate sorted runs at
+ * once (15 of the 40 at --budget-mb 512, concurrency 1; 7 at concurrency 2) and first merges the cheapest contiguous
+ * groups of the others into temporary spill files (deduplicate and first-row merge there too; other
+ * engines spill raw records), then merges the rest with the merge function. Records are made from
+ * slices of DuckDB's chunks and their values are decoded only when read, so most of them die young
+ * and a deduplicate merge never decodes what it supersedes.
+ *
+ * Before (session 2): peak RSS 1,102 MiB at --budget-mb 512 (the budget sized only JS batches; 40
+ * open scans ~330 MiB; V8's heap grew to ~700 MiB of promoted records). Figures of this version:
+ * see the report in the README (each with its load average: the machine is shared).
  */
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';

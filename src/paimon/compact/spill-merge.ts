@@ -40,7 +40,9 @@ export interface CompactionMemory {
 /** Splits a compaction's budget: runtime reserve, the writers' DuckDB limit, bucket shares. */
 export function compactionMemory(budgetBytes: number, concurrency: number): CompactionMemory {
   const budget = Math.max(1, budgetBytes);
-  const reserve = Math.min(128 * MiB, Math.floor(budget / 4));
+  // The process itself (~110 MiB RSS at start: node, V8's young generation, DuckDB), and per
+  // further bucket at once its writer's working memory outside DuckDB's limit.
+  const reserve = Math.min(128 * MiB + 24 * MiB * (Math.max(1, concurrency) - 1), Math.floor(budget * 0.3));
   const work = budget - reserve;
   const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 4));
   const perBucketBytes = Math.max(1, Math.floor((work - Math.min(work, engineLimitBytes)) / Math.max(1, concurrency)));
@@ -72,7 +74,7 @@ export function planSectionMerge(runs: ReadonlyArray<ReadonlyArray<Pick<DataFile
       if (f.rowCount > 0n) rowBytes = Math.max(rowBytes, Math.ceil(Number(f.fileSize) / Number(f.rowCount)) * 8);
     }
   }
-  const readers = Math.floor(shareBytes * 0.6);
+  const readers = Math.floor(shareBytes * 0.55);
   const fanIn = Math.max(2, Math.floor(readers / perRunBytes));
   const open = Math.min(fanIn, Math.max(1, runs.length));
   // JS share: live batches of every open run plus the output batch, with room for garbage.

@@ -94,8 +94,9 @@ describe('spill file', () => {
 describe('budget', () => {
   test('the budget is split into a reserve, the writers, and shares per bucket', () => {
     const m = compactionMemory(512 * MiB, 2);
-    assert.equal(m.engineLimitBytes, 96 * MiB);
-    assert.equal(m.perBucketBytes, 144 * MiB);
+    assert.equal(m.engineLimitBytes, 90 * MiB);
+    assert.equal(m.perBucketBytes, 135 * MiB);
+    assert.deepEqual(compactionMemory(512 * MiB, 1), { engineLimitBytes: 96 * MiB, perBucketBytes: 288 * MiB });
     const files = (n: number, size: number) => Array.from({ length: n }, () => [{ fileSize: BigInt(size), rowCount: BigInt(Math.floor(size / 150)) }]);
     // 7 MiB files (one row group each): about 10 MiB per open scan.
     const p = planSectionMerge(files(40, 7 * MiB), 288 * MiB, 128 * MiB);
