@@ -4,6 +4,7 @@ import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import type { FileIO } from '../../../src/paimon/file-io.js';
 import { LocalFileIO } from '../../../src/paimon/local-file-io.js';
 import { isPaimonError } from '../../../src/paimon/errors.js';
 import { parseSnapshotLike, type OrphanLayout } from '../../../src/paimon/maintenance/orphan-files.js';
@@ -71,11 +72,28 @@ function materialize(root: string, t: FakeTable): void {
  * The orphan names scanOrphanFiles finds, with `threshold` candidates in memory (a small one
  * makes the scan spill and re-split partitions). Checks the spill directory is gone afterwards.
  */
-async function orphanNames(layout: OrphanLayout, olderThanMillis: number, reader: MaintenanceReader, threshold = 1_000_000): Promise<string[]> {
+async function orphanNames(
+  layout: OrphanLayout,
+  olderThanMillis: number,
+  reader: MaintenanceReader,
+  threshold = 1_000_000,
+  batched = true,
+): Promise<string[]> {
   const spill = new SpillSpace(join(dir, 'spill'), 3);
+  const local = new LocalFileIO();
+  // Without listBatches the listing takes FileIO.list, as for S3.
+  const fileIO: FileIO = batched
+    ? local
+    : new Proxy(local, {
+        get(t, p) {
+          if (p === 'listBatches') return undefined;
+          const v: unknown = Reflect.get(t, p);
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+        },
+      });
   try {
     const scan = await scanOrphanFiles({
-      fileIO: new LocalFileIO(),
+      fileIO,
       layout,
       olderThanMillis,
       reader,
@@ -109,7 +127,8 @@ describe('remove_orphan_files reachability scan', () => {
         fc.nat(5), // planted old orphans
         fc.nat(3), // planted young files
         fc.constantFrom(1_000_000, 1, 2, 7), // candidates kept in memory before spilling
-        async (ops, expireRaw, tagIds, branchFrom, changelogId, orphanCount, youngCount, threshold) => {
+        fc.boolean(), // listed in batches (local worker threads) or with FileIO.list
+        async (ops, expireRaw, tagIds, branchFrom, changelogId, orphanCount, youngCount, threshold, batched) => {
           const root = join(dir, `t${run++}`);
           const t = new FakeTable();
           let c = 0;
@@ -165,6 +184,7 @@ describe('remove_orphan_files reachability scan', () => {
             Date.now() - DAY,
             t,
             threshold,
+            batched,
           );
           const reachable = new Set<string>();
           for (const s of keep) for (const f of t.reachable(s, true)) reachable.add(f);
@@ -198,8 +218,10 @@ describe('remove_orphan_files reachability scan', () => {
     put(root, 'dt=1/hh=2/bucket-0/data-a.parquet');
     put(root, 'dt=1/not-a-partition/bucket-0/data-b.parquet');
     put(root, 'dt=1/hh=2/bucket-0/nested/deeper.parquet');
-    const names = await orphanNames({ tableRoot: root, partitionKeyCount: 2, dataRoot: root, externalPaths: [] }, Date.now(), new FakeTable());
-    assert.deepEqual(names, ['data-a.parquet']);
+    for (const batched of [true, false]) {
+      const names = await orphanNames({ tableRoot: root, partitionKeyCount: 2, dataRoot: root, externalPaths: [] }, Date.now(), new FakeTable(), 1_000_000, batched);
+      assert.deepEqual(names, ['data-a.parquet']);
+    }
   });
 
   test('parses the snapshot fields it needs, keeping 64-bit values out of the way', () => {
