@@ -3,13 +3,15 @@
  *  - `levelSortedRuns`: the bucket's sorted runs as `Levels.levelSortedRuns` orders them: each
  *    level-0 file is its own run (newest first, by max sequence number), then one run per
  *    non-empty level >= 1;
- *  - `pickFullCompaction` (`CompactStrategy.pickFullCompaction`): nothing when the bucket is a
- *    single run already at the max level, else every run to the max level;
+ *  - `pickFullCompaction` (`CompactStrategy.pickFullCompaction`): when the bucket is a single run
+ *    already at the max level, only its force-rewritten files or files with a deletion vector,
+ *    each rewritten on its own (nothing when there are none); else every run to the max level;
  *  - `intervalPartition` (`IntervalPartition`): files sorted by (minKey, maxKey) split into
  *    sections whose key ranges do not overlap each other; each section packed into as few
  *    sorted runs as possible (a file joins the run whose last file ends before it starts);
- *  - `planSections` (`MergeTreeCompactTask.doCompact`): which sections are rewritten (merged)
- *    and which files are upgraded (level changed only, no rewrite).
+ *  - `planSections` (`MergeTreeCompactTask.doCompact`, or `FileRewriteCompactTask` for a
+ *    file-rewrite unit): which sections are rewritten (merged) and which files are upgraded
+ *    (level changed only, no rewrite).
  */
 import type { DataFileMeta } from '../data-file-meta.js';
 import type { BinaryRow } from '../binary-row.js';
@@ -62,14 +64,28 @@ export function levelSortedRuns(files: readonly DataFileMeta[], cmp: KeyComparat
 export interface CompactUnit {
   outputLevel: number;
   files: DataFileMeta[];
+  /** `CompactUnit.fileRewrite`: each file is rewritten on its own (`FileRewriteCompactTask`), none merged with another. */
+  fileRewrite?: boolean;
 }
 
-/** `CompactStrategy.pickFullCompaction` (no record-level expiry, no deletion vectors). */
-export function pickFullCompaction(numLevels: number, runs: readonly LevelSortedRun[], forceRewriteAllFiles = false): CompactUnit | null {
+/**
+ * `CompactStrategy.pickFullCompaction` (record-level expiry aside: compact refuses such tables).
+ * When the bucket is a single run at the max level, only its files that are force-rewritten
+ * (`compaction.force-rewrite-all-files`) or have a deletion vector (`hasVector`, the bucket's
+ * `BucketedDvMaintainer`) are picked, each to be rewritten on its own; none picked: nothing to do.
+ * Otherwise every run goes to the max level.
+ */
+export function pickFullCompaction(
+  numLevels: number,
+  runs: readonly LevelSortedRun[],
+  forceRewriteAllFiles = false,
+  hasVector?: (fileName: string) => boolean,
+): CompactUnit | null {
   const maxLevel = numLevels - 1;
   if (runs.length === 0) return null;
   if (runs.length === 1 && runs[0].level === maxLevel) {
-    if (!forceRewriteAllFiles) return null;
+    const picked = runs[0].files.filter((f) => forceRewriteAllFiles || (hasVector?.(f.fileName) ?? false));
+    return picked.length === 0 ? null : { outputLevel: maxLevel, files: picked, fileRewrite: true };
   }
   return { outputLevel: maxLevel, files: runs.flatMap((r) => r.files) };
 }
@@ -131,6 +147,8 @@ export function planSections(
   cmp: KeyComparator,
   opts: { minFileSize: number; maxLevel: number; forceRewriteAllFiles?: boolean },
 ): SectionStep[] {
+  // MergeTreeCompactManager hands a file-rewrite unit to FileRewriteCompactTask: one rewrite per file.
+  if (unit.fileRewrite) return unit.files.map((file) => ({ kind: 'rewrite-file', file }));
   const steps: SectionStep[] = [];
   let candidate: DataFileMeta[][][] = [];
   const upgrade = (file: DataFileMeta): void => {

@@ -3,14 +3,17 @@
  * `MergeTreeCompactTask.upgrade` of Paimon 1.4.2 and 2.0.0 decides it (same bytecode in both):
  * rewrite the file on its own when the output is the max level and it may hold retract rows
  * (deleteRowCount > 0 or unknown), or when all files are force-rewritten, whatever its level;
- * otherwise change its level, or leave it when it is at the output level already.
+ * otherwise change its level, or leave it when it is at the output level already. And
+ * `CompactStrategy.pickFullCompaction` for a bucket that is one run at the max level already:
+ * only force-rewritten files or files with a deletion vector, each rewritten on its own
+ * (`CompactUnit.fromFiles(maxLevel, files, true)` -> `FileRewriteCompactTask`).
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { toBinaryRow } from '../../../src/paimon/binary-row.js';
 import { EMPTY_STATS } from '../../../src/paimon/simple-stats.js';
 import type { DataFileMeta } from '../../../src/paimon/data-file-meta.js';
-import { binaryKeyComparator, planSections, type SectionStep } from '../../../src/paimon/compact/interval-partition.js';
+import { binaryKeyComparator, levelSortedRuns, pickFullCompaction, planSections, type SectionStep } from '../../../src/paimon/compact/interval-partition.js';
 import type { FieldType } from '../../../src/paimon/data/field-type.js';
 
 const INT: FieldType = { root: 'INT', nullable: false };
@@ -69,5 +72,34 @@ describe('MergeTreeCompactTask.upgrade in planSections', () => {
     // Two small files then a large one with deletes at the max level: the small ones merge, the large one is rewritten alone.
     const s1 = file('s1', 0, 100, 104, 0n, 100), s2 = file('s2', 0, 102, 108, 0n, 100);
     assert.deepEqual(show(planSections({ outputLevel: 5, files: [s1, s2, maxDel] }, cmp, { minFileSize: 700, maxLevel: 5 })), ['rewrite-file:max-del', 'rewrite:s1+s2']);
+  });
+});
+
+describe('CompactStrategy.pickFullCompaction of a single max-level run', () => {
+  // Small disjoint max-level files: MergeTreeCompactTask would merge them; FileRewriteCompactTask does not.
+  const top = [file('t1', 5, 0, 4, 0n, 100), file('t2', 5, 5, 9, 0n, 100), file('t3', 5, 10, 14, 0n, 20_000)];
+  const runs = levelSortedRuns(top, cmp);
+
+  test('nothing to do without force or vectors', () => {
+    assert.equal(pickFullCompaction(6, runs), null);
+    assert.equal(pickFullCompaction(6, runs, false, () => false), null);
+  });
+
+  test('compaction.force-rewrite-all-files: every file, each rewritten on its own', () => {
+    const unit = pickFullCompaction(6, runs, true);
+    assert.deepEqual(unit && { level: unit.outputLevel, files: unit.files.map((f) => f.fileName), fileRewrite: unit.fileRewrite }, { level: 5, files: ['t1', 't2', 't3'], fileRewrite: true });
+    assert.deepEqual(show(planSections(unit!, cmp, { minFileSize: 700, maxLevel: 5, forceRewriteAllFiles: true })), ['rewrite-file:t1', 'rewrite-file:t2', 'rewrite-file:t3']);
+  });
+
+  test('with a deletion-vector maintainer: only the files that have a vector', () => {
+    const unit = pickFullCompaction(6, runs, false, (n) => n === 't1' || n === 't2');
+    assert.deepEqual(unit?.files.map((f) => f.fileName), ['t1', 't2']);
+    assert.deepEqual(show(planSections(unit!, cmp, { minFileSize: 700, maxLevel: 5 })), ['rewrite-file:t1', 'rewrite-file:t2']);
+  });
+
+  test('more than one run: every run to the max level, planned by MergeTreeCompactTask (small neighbours merged)', () => {
+    const unit = pickFullCompaction(6, levelSortedRuns([...top, file('l0', 0, 20, 24, 0n, 100)], cmp), true);
+    assert.equal(unit?.fileRewrite, undefined);
+    assert.deepEqual(show(planSections(unit!, cmp, { minFileSize: 700, maxLevel: 5, forceRewriteAllFiles: true })), ['rewrite:t1+t2', 'rewrite-file:t3', 'rewrite-file:l0']);
   });
 });
