@@ -94,8 +94,8 @@ describe('spill file', () => {
 describe('budget', () => {
   test('the budget is split into a reserve, the writers, and shares per bucket', () => {
     const m = compactionMemory(512 * MiB, 2);
-    assert.equal(m.engineLimitBytes, 90 * MiB);
-    assert.equal(m.perBucketBytes, 135 * MiB);
+    assert.equal(m.engineLimitBytes, 80 * MiB);
+    assert.equal(m.perBucketBytes, 120 * MiB);
     assert.deepEqual(compactionMemory(512 * MiB, 1), { engineLimitBytes: 96 * MiB, perBucketBytes: 288 * MiB });
     const files = (n: number, size: number) => Array.from({ length: n }, () => [{ fileSize: BigInt(size), rowCount: BigInt(Math.floor(size / 150)) }]);
     // 7 MiB files (one row group each): about 10 MiB per open scan.
