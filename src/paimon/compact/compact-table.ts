@@ -299,7 +299,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const memory = compactionMemory(o.memoryBudgetBytes, concurrency);
   const blockSize = parseMemorySize(options['parquet.block.size'] ?? '128 mb');
   let enginePromise: Promise<PrivateDataEngine> | null = null;
-  const engine = (): Promise<PrivateDataEngine> => (enginePromise ??= openDataEngine({ memoryLimitBytes: memory.engineLimitBytes }));
+  const engine = (): Promise<PrivateDataEngine> => (enginePromise ??= openDataEngine({ memoryLimitBytes: memory.duckdbLimitBytes }));
   // Spill files of sections with more sorted runs than the budget lets the merge open at once.
   const spillDir = join(dataTempDir(), `compact-spill-${randomUUID()}`);
   let spillDirMade: Promise<unknown> | null = null;

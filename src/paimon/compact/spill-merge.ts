@@ -30,9 +30,18 @@ import { readSpill, SpillWriter } from './spill-file.js';
 
 const MiB = 1 << 20;
 
+/** Part of a bucket's share for its open Parquet scans (the rest: JS batches). */
+const READERS_FRACTION = 0.55;
+
 export interface CompactionMemory {
-  /** Memory limit of the compaction's own DuckDB instance (files being written). */
+  /** Memory for the files being written (DuckDB temporary tables, spilled beyond it). */
   engineLimitBytes: number;
+  /**
+   * Memory limit of the compaction's own DuckDB instance: the writers' part and the open scans of
+   * every bucket at once (DuckDB's Parquet scans allocate through its buffer manager too, so the
+   * limit must hold them; beyond it DuckDB evicts the writers' buffered rows to disk).
+   */
+  duckdbLimitBytes: number;
   /** Share of each bucket running at once: open scans and JS batches. */
   perBucketBytes: number;
 }
@@ -48,7 +57,8 @@ export function compactionMemory(budgetBytes: number, concurrency: number): Comp
   const work = budget - reserve;
   const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 4));
   const perBucketBytes = Math.max(1, Math.floor((work - Math.min(work, engineLimitBytes)) / Math.max(1, concurrency)));
-  return { engineLimitBytes, perBucketBytes };
+  const duckdbLimitBytes = engineLimitBytes + Math.floor(perBucketBytes * READERS_FRACTION) * Math.max(1, concurrency);
+  return { engineLimitBytes, duckdbLimitBytes, perBucketBytes };
 }
 
 export interface SectionMergePlan {
@@ -76,7 +86,7 @@ export function planSectionMerge(runs: ReadonlyArray<ReadonlyArray<Pick<DataFile
       if (f.rowCount > 0n) rowBytes = Math.max(rowBytes, Math.ceil(Number(f.fileSize) / Number(f.rowCount)) * 8);
     }
   }
-  const readers = Math.floor(shareBytes * 0.55);
+  const readers = Math.floor(shareBytes * READERS_FRACTION);
   const fanIn = Math.max(2, Math.floor(readers / perRunBytes));
   const open = Math.min(fanIn, Math.max(1, runs.length));
   // JS share: live batches of every open run plus the output batch, with room for garbage.
