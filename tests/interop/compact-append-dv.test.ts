@@ -329,11 +329,24 @@ describe('compact: a concurrent Java delete in an append deletion-vector table',
     { name: 'unaware bucket, rows of a compacted file without a vector (a new index file)', unaware: true, extra: true, ids: [small(6)[6], small(6)[7]], message: /added deletion vectors to .*, a file this compaction rewrote/ },
     { name: 'fixed bucket, rows of a compacted file', unaware: false, extra: false, ids: [small(2)[6], small(2)[7]], message: /deletion vectors of bucket/ },
   ];
+  // One Java-built table per bucket mode; each case compacts its own copy.
+  const templates = new Map<boolean, Promise<string>>();
+  const template = (unaware: boolean): Promise<string> => {
+    let p = templates.get(unaware);
+    if (!p) {
+      p = (async () => {
+        const wh = tempWarehouse('compact-append-dv-conflict-template');
+        await buildTable('1.4', wh, { bucket: unaware ? '-1' : '2', ...(unaware ? {} : { 'bucket-key': 'id' }), 'deletion-vectors.enabled': 'true', 'target-file-size': '20 kb' });
+        return wh;
+      })();
+      templates.set(unaware, p);
+    }
+    return p;
+  };
   for (const cc of conflictCases) {
     test(`${cc.name}: our commit is a COMMIT_CONFLICT; the table is Java's; our files are removed`, async () => {
       const peer = java('1.4');
-      const wh = tempWarehouse('compact-append-dv-conflict');
-      await buildTable('1.4', wh, { bucket: cc.unaware ? '-1' : '2', ...(cc.unaware ? {} : { 'bucket-key': 'id' }), 'deletion-vectors.enabled': 'true', 'target-file-size': '20 kb' });
+      const wh = copyWarehouse(await template(cc.unaware), 'compact-append-dv-conflict');
       // S6: a second small file without a vector in each partition, so S5 and S6 are compacted together.
       if (cc.extra) await writeRows('1.4', [wh], [small(6).map((id) => rowOf(id, 16))]);
       const tableDir = join(wh, 'db.db', 't');
