@@ -29,7 +29,7 @@
  * reserve, the compaction's own DuckDB instance (memory limit: the rows of the file being written)
  * and one share per bucket running at once; DuckDB holds about one Parquet row group per open scan
  * (~1.25x a 6.5 MiB file here), so a share opens at most share*0.55/scan-estimate sorted runs at
- * once (15 of the 40 at --budget-mb 512, concurrency 1; 6 at concurrency 2) and first merges the cheapest contiguous
+ * once (14 of the 40 at --budget-mb 512, concurrency 1; 5 at concurrency 2) and first merges the cheapest contiguous
  * groups of the others into temporary spill files (deduplicate and first-row merge there too; other
  * engines spill raw records), then merges the rest with the merge function. Records are made from
  * slices of DuckDB's chunks and their values are decoded only when read, so most of them die young

@@ -49,11 +49,12 @@ export interface CompactionMemory {
 /** Splits a compaction's budget: runtime reserve, the writers' DuckDB limit, bucket shares. */
 export function compactionMemory(budgetBytes: number, concurrency: number): CompactionMemory {
   const budget = Math.max(1, budgetBytes);
-  // The process itself (~110 MiB RSS at start: node, V8's young generation, DuckDB), and per
+  // The process itself (~110 MiB RSS at start: node, V8's young generation, DuckDB; with what
+  // no share accounts for: external buffers, native garbage freed only by V8's GC), and per
   // further bucket at once memory the shares do not account for (measured at 512 MiB: a second
   // bucket at once peaked ~60 MiB above its share; likely its writer outside DuckDB's limit,
   // read-ahead chunks and native garbage freed only by V8's GC, not pinned down).
-  const reserve = Math.min(128 * MiB + 64 * MiB * (Math.max(1, concurrency) - 1), Math.floor(budget * 0.4));
+  const reserve = Math.min(160 * MiB + 64 * MiB * (Math.max(1, concurrency) - 1), Math.floor(budget * 0.45));
   const work = budget - reserve;
   const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 4));
   const perBucketBytes = Math.max(1, Math.floor((work - Math.min(work, engineLimitBytes)) / Math.max(1, concurrency)));
