@@ -8,13 +8,14 @@
  */
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { removeOrphanFiles } from '../../procedures/remove-orphan-files.js';
 import { rollbackTo } from '../../procedures/rollback-to.js';
 import {
   HISTORY_TABLE as TABLE,
   PAIMON_VERSIONS,
+  ageTree,
   callNamed,
   differentialKinds,
   executorFor,
@@ -25,26 +26,10 @@ import {
   listTree,
   ourCopy,
   paimon,
+  plant,
   readRows,
   writeSchema,
 } from './procedures-support.js';
-const TWO_DAYS_AGO = (Date.now() - 2 * 86_400_000) / 1000;
-
-function ageTree(dir: string): void {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) ageTree(p);
-    utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
-  }
-}
-
-function plant(dir: string, rel: string, old = true): void {
-  const p = join(dir, rel);
-  mkdirSync(join(p, '..'), { recursive: true });
-  writeFileSync(p, `planted ${rel}`);
-  if (old) utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
-}
-
 for (const v of PAIMON_VERSIONS) {
   describe(`remove_orphan_files vs Paimon ${v} LocalOrphanFilesClean`, () => {
     let origin: string;

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parseJson, type JsonValue } from '../../src/paimon/json.js';
@@ -54,6 +54,26 @@ export function tempDir(prefix: string): string {
 /** Copy a warehouse, keeping modification times (orphan cleaning depends on them). */
 export function copyWarehouse(from: string, to: string): void {
   cpSync(from, to, { recursive: true, preserveTimestamps: true });
+}
+
+/** Two days ago, in seconds (utimes): older than remove_orphan_files' default floor of one day. */
+export const TWO_DAYS_AGO = (Date.now() - 2 * 86_400_000) / 1000;
+
+/** Makes every file and directory below `dir` two days old, so orphan cleaning may delete what is unreachable there. */
+export function ageTree(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) ageTree(p);
+    utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
+  }
+}
+
+/** Writes an orphan file at `dir/rel` (two days old unless `old` is false). */
+export function plant(dir: string, rel: string, old = true): void {
+  const p = join(dir, rel);
+  mkdirSync(join(p, '..'), { recursive: true });
+  writeFileSync(p, `planted ${rel}`);
+  if (old) utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
 }
 
 /** Every file below `dir`, relative, sorted; Java's .crc side files are ignored. */

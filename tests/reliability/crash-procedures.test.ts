@@ -9,9 +9,11 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
+import { utimesSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
+  TWO_DAYS_AGO,
+  ageTree,
   buildHistory,
   copyWarehouse,
   javaAvailable,
@@ -63,14 +65,6 @@ async function javaCheckOk(wh: string): Promise<boolean> {
   }
 }
 
-const TWO_DAYS_AGO = (Date.now() - 2 * 86_400_000) / 1000;
-function ageTree(dir: string): void {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) ageTree(p);
-    utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
-  }
-}
 
 describe('maintenance procedures survive SIGKILL at any step (Paimon 1.4.2 tables)', () => {
   let origin: string;
