@@ -299,7 +299,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const memory = compactionMemory(o.memoryBudgetBytes, concurrency);
   const blockSize = parseMemorySize(options['parquet.block.size'] ?? '128 mb');
   let enginePromise: Promise<PrivateDataEngine> | null = null;
-  const engine = (): Promise<PrivateDataEngine> => (enginePromise ??= openDataEngine({ memoryLimitBytes: memory.duckdbLimitBytes }));
+  const engine = (): Promise<PrivateDataEngine> => (enginePromise ??= openDataEngine({ memoryLimitBytes: memory.engineLimitBytes }));
   // Spill files of sections with more sorted runs than the budget lets the merge open at once.
   const spillDir = join(dataTempDir(), `compact-spill-${randomUUID()}`);
   let spillDirMade: Promise<unknown> | null = null;
@@ -349,7 +349,8 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     const highest = files.reduce((m, f) => Math.max(m, f.level), 0);
     // MergeTreeCompactManager: with deletion vectors, retracts are dropped at any level above 0.
     const dropDelete = unit.outputLevel !== 0 && (unit.outputLevel >= highest || dvs !== null);
-    const src: RunSource = { fileIO: o.fileIO, bucketDir, schemaOf, target, keyIndexes, table: o.table, engine: o.dryRun ? null : await engine() };
+    // Readers on the shared instance (their scans are bounded by the fan-in), writers on the compaction's own (limited).
+    const src: RunSource = { fileIO: o.fileIO, bucketDir, schemaOf, target, keyIndexes, table: o.table };
     const rewritten = new Set<string>();
     for (const step of steps) {
       o.signal?.throwIfAborted();
@@ -364,7 +365,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       for (const s of sections) for (const run of s) for (const f of run) rewritten.add(f.fileName);
       if (o.dryRun) continue;
       const writer = new KeyValueDataFileWriter({
-        fileIO: o.fileIO, bucketDir, schema: target, level: unit.outputLevel, fileSource: 1, options, targetFileSize, engine: src.engine,
+        fileIO: o.fileIO, bucketDir, schema: target, level: unit.outputLevel, fileSource: 1, options, targetFileSize, engine: await engine(),
       });
       try {
         for (const section of sections) {

@@ -34,14 +34,12 @@ const MiB = 1 << 20;
 const READERS_FRACTION = 0.55;
 
 export interface CompactionMemory {
-  /** Memory for the files being written (DuckDB temporary tables, spilled beyond it). */
-  engineLimitBytes: number;
   /**
-   * Memory limit of the compaction's own DuckDB instance: the writers' part and the open scans of
-   * every bucket at once (DuckDB's Parquet scans allocate through its buffer manager too, so the
-   * limit must hold them; beyond it DuckDB evicts the writers' buffered rows to disk).
+   * Memory limit of the compaction's own DuckDB instance, which writes its files (the rows of the
+   * files being written are buffered there and evicted to disk beyond it). The readers' scans run
+   * on the shared instance: they are pinned (not evictable), bounded by the fan-in instead.
    */
-  duckdbLimitBytes: number;
+  engineLimitBytes: number;
   /** Share of each bucket running at once: open scans and JS batches. */
   perBucketBytes: number;
 }
@@ -56,10 +54,9 @@ export function compactionMemory(budgetBytes: number, concurrency: number): Comp
   // read-ahead chunks and native garbage freed only by V8's GC, not pinned down).
   const reserve = Math.min(160 * MiB + 64 * MiB * (Math.max(1, concurrency) - 1), Math.floor(budget * 0.45));
   const work = budget - reserve;
-  const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 4));
+  const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 8));
   const perBucketBytes = Math.max(1, Math.floor((work - Math.min(work, engineLimitBytes)) / Math.max(1, concurrency)));
-  const duckdbLimitBytes = engineLimitBytes + Math.floor(perBucketBytes * READERS_FRACTION) * Math.max(1, concurrency);
-  return { engineLimitBytes, duckdbLimitBytes, perBucketBytes };
+  return { engineLimitBytes, perBucketBytes };
 }
 
 export interface SectionMergePlan {
