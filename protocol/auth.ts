@@ -124,6 +124,21 @@ export function isPerformFullAuthentication(payload: Uint8Array): boolean {
   return payload.length === 2 && payload[0] === AUTH_MORE_DATA_HEADER && payload[1] === PERFORM_FULL_AUTHENTICATION;
 }
 
+/** The plugin whose client answer is the password itself, in clear text (Doris with LDAP, MariaDB PAM). */
+export const CLEAR_PASSWORD_PLUGIN = 'mysql_clear_password';
+const CLEAR_PASSWORD_NAME = Buffer.from(CLEAR_PASSWORD_PLUGIN, 'latin1');
+
+/**
+ * True when `buf[off .. off + len)` (at least its first 22 bytes readable) is an
+ * AuthSwitchRequest to mysql_clear_password: the client answers it with its password in clear.
+ */
+export function isClearPasswordSwitch(buf: Uint8Array, off = 0, len = buf.length - off): boolean {
+  const n = CLEAR_PASSWORD_NAME.length;
+  if (len < n + 2 || buf[off] !== AUTH_SWITCH_REQUEST_HEADER || buf[off + 1 + n] !== 0) return false;
+  for (let i = 0; i < n; i++) if (buf[off + 1 + i] !== CLEAR_PASSWORD_NAME[i]) return false;
+  return true;
+}
+
 export function buildAuthMoreData(data: Uint8Array): Buffer {
   return new BufferWriter(1 + data.length).u8(AUTH_MORE_DATA_HEADER).bytes(data).finish();
 }

@@ -7,7 +7,7 @@
  * parameter and column blocks, COM_FIELD_LIST, COM_STATISTICS's bare string, COM_CHANGE_USER's
  * authentication exchange, and the commands that get no response at all.
  */
-import { PERFORM_FULL_AUTHENTICATION } from './auth.js';
+import { PERFORM_FULL_AUTHENTICATION, isClearPasswordSwitch } from './auth.js';
 import {
   AUTH_MORE_DATA_HEADER,
   CLIENT_DEPRECATE_EOF,
@@ -79,6 +79,11 @@ export class ResponseTracker extends PacketWalker {
    * exchange (the client's next packet carries the password); reset by begin().
    */
   fullAuthRequested = false;
+  /**
+   * The server switched this COM_CHANGE_USER exchange to mysql_clear_password (the client's next
+   * packet is the password in clear text); reset by begin().
+   */
+  clearPasswordRequested = false;
   private command = -1;
   private remainingDefs = 0;
   private prepareColumns = 0;
@@ -118,6 +123,7 @@ export class ResponseTracker extends PacketWalker {
     this.outcome = 'ok';
     this.packets = 0;
     this.fullAuthRequested = false;
+    this.clearPasswordRequested = false;
     if (!ResponseTracker.expectsResponse(command)) {
       this.state = TrackerState.Idle;
       return false;
@@ -253,6 +259,7 @@ export class ResponseTracker extends PacketWalker {
       case TrackerState.Auth:
         // caching_sha2_password's "perform full authentication": the client's next reply is the password.
         if (first === AUTH_MORE_DATA_HEADER && len === 2 && buf[off + 1] === PERFORM_FULL_AUTHENTICATION) this.fullAuthRequested = true;
+        else if (isClearPasswordSwitch(buf, off, len)) this.clearPasswordRequested = true;
         if (first === OK_HEADER) {
           this.lastStatusFlags = okStatus(buf, off, len);
           this.finish('ok');

@@ -72,6 +72,14 @@ export const configSchema = z.strictObject({
       tls_servername: z.string().optional(),
       /** Send a PROXY protocol v1 line first (Doris enable_proxy_protocol=true). */
       proxy_protocol: z.boolean().default(false),
+      /**
+       * When the FE asks for the password in clear text (mysql_clear_password: Doris with LDAP)
+       * and the client came over TLS while the FE connection is plain: 'loopback' relays it only
+       * when the FE is on a loopback address (the password never leaves this host), 'refuse'
+       * never relays it, 'allow' always does (a trusted network to the FE). A refused login gets
+       * ERR 1251 and the password never reaches the FE.
+       */
+      cleartext_password: z.enum(['loopback', 'refuse', 'allow']).default('loopback'),
       connect_timeout_ms: z.number().int().positive().default(10000),
       /**
        * The proxy's own FE account for `REFRESH TABLE <catalog>.<db>.<table>` after a procedure

@@ -97,6 +97,7 @@ export class ProxyServer {
           connectTimeoutMs: config.upstream.connect_timeout_ms,
           proxyProtocol: config.upstream.proxy_protocol,
           tls: this.upstreamTls,
+          cleartextPassword: config.upstream.cleartext_password,
         }
       : null;
     const server = createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 }, (socket: Socket) => {

@@ -13,7 +13,7 @@
  */
 import type { Socket } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
-import { generateScramble, isPerformFullAuthentication, MYSQL_NATIVE_PASSWORD } from '../protocol/auth.js';
+import { CLEAR_PASSWORD_PLUGIN, generateScramble, isClearPasswordSwitch, isPerformFullAuthentication, MYSQL_NATIVE_PASSWORD } from '../protocol/auth.js';
 import {
   CLIENT_CONNECT_ATTRS,
   CLIENT_CONNECT_WITH_DB,
@@ -664,6 +664,11 @@ export class Session implements SessionView {
   private forwardHandshakeResponse(p: Packet): void {
     const r = this.acceptResponse(p);
     if (!r) return;
+    if (r.authPluginName === CLEAR_PASSWORD_PLUGIN && !this.clearPasswordRelayAllowed()) {
+      // The response itself carries the password in clear text: it never goes up.
+      this.refuseClearPassword((p.seq + 1) & 0xff);
+      return;
+    }
     const forwardedCaps = (r.capabilities & ~RELAY_MASKED_CAPABILITIES & ~CLIENT_PROGRESS_OBSOLETE & ~CLIENT_SSL) >>> 0;
     const tlsOpts = this.deps.upstream?.tls ?? null;
     if (tlsOpts === null) {
@@ -716,6 +721,11 @@ export class Session implements SessionView {
       this.refuseFullAuthentication((p.seq + this.seqDelta) & 0xff);
       return;
     }
+    if (isClearPasswordSwitch(p.payload) && !this.clearPasswordRelayAllowed()) {
+      // Not passed on: the client would answer with its password in clear text.
+      this.refuseClearPassword((p.seq + this.seqDelta) & 0xff);
+      return;
+    }
     this.relayToClient(this.seqDelta === 0 ? p.raw : encodePacket(p.payload, (p.seq + this.seqDelta) & 0xff));
     if (first === OK_HEADER) {
       this.statusFlags = p.payload.length >= 7 ? this.okStatus(p.payload) : this.statusFlags;
@@ -741,19 +751,42 @@ export class Session implements SessionView {
   private refuseFullAuthentication(seq: number): void {
     const client = this.clientTls ? 'TLS' : 'plain';
     const fe = this.deps.upstream?.tls != null ? 'TLS' : 'plain';
-    this.log.info({ client: this.clientAddress, user: this.user, clientTls: this.clientTls }, 'caching_sha2_password full authentication refused (TLS on one leg only)');
-    this.failConnection(
-      {
-        errno: ER_NOT_SUPPORTED_AUTH_MODE,
-        sqlState: '08004',
-        message:
-          `paimon-procedure-proxy: the FE asks for caching_sha2_password full authentication, which cannot be relayed from a ${client} client connection ` +
-          `to a ${fe} FE connection without the proxy handling the password; use TLS on both connections (upstream.tls) or on neither ` +
-          `(the password then goes RSA-encrypted to the FE), or log in once directly so the FE caches the account and later logins take the fast path`,
-      },
+    this.refusePasswordRelay(
       seq,
+      `paimon-procedure-proxy: the FE asks for caching_sha2_password full authentication, which cannot be relayed from a ${client} client connection ` +
+        `to a ${fe} FE connection without the proxy handling the password; use TLS on both connections (upstream.tls) or on neither ` +
+        `(the password then goes RSA-encrypted to the FE), or log in once directly so the FE caches the account and later logins take the fast path`,
       'caching_sha2 full authentication across TLS and plain',
     );
+  }
+
+  /**
+   * mysql_clear_password (Doris with LDAP): the client's answer is its password in clear text.
+   * From a TLS client to a plain FE that would undo the client's TLS, so it is relayed only as
+   * `upstream.cleartext_password` allows (default: only to an FE on a loopback address).
+   */
+  private clearPasswordRelayAllowed(): boolean {
+    if (!this.clientTls || this.deps.upstream?.tls != null) return true;
+    const policy = this.deps.upstream?.cleartextPassword ?? 'loopback';
+    if (policy === 'allow') return true;
+    if (policy === 'refuse') return false;
+    return isLoopbackAddress(this.upstream?.remoteAddress);
+  }
+
+  private refuseClearPassword(seq: number): void {
+    const fe = this.deps.upstream ? `${this.deps.upstream.host}:${this.deps.upstream.port}` : 'the FE';
+    this.refusePasswordRelay(
+      seq,
+      `paimon-procedure-proxy: the FE asks for the password in clear text (mysql_clear_password), which would go from this TLS client connection ` +
+        `over a plain connection to the FE at ${fe}; use TLS to the FE (upstream.tls), or set upstream.cleartext_password: allow if the network to the FE is trusted`,
+      'mysql_clear_password from a TLS client to a plain FE',
+    );
+  }
+
+  /** Ends the login without passing the client's password answer on: ERR 1251 to the client. */
+  private refusePasswordRelay(seq: number, message: string, reason: string): void {
+    this.log.info({ client: this.clientAddress, user: this.user, clientTls: this.clientTls }, `${reason}: refused`);
+    this.failConnection({ errno: ER_NOT_SUPPORTED_AUTH_MODE, sqlState: '08004', message }, seq, reason);
   }
 
   private okStatus(payload: Buffer): number {
@@ -856,6 +889,10 @@ export class Session implements SessionView {
         if (this.tracker.fullAuthRequested && this.authLegsDiffer()) {
           // This reply is the password (or an RSA key request): it never goes up.
           this.refuseFullAuthentication(chunk.length >= 4 ? (chunk[3] + 1) & 0xff : 0);
+          return;
+        }
+        if (this.tracker.clearPasswordRequested && !this.clearPasswordRelayAllowed()) {
+          this.refuseClearPassword(chunk.length >= 4 ? (chunk[3] + 1) & 0xff : 0);
           return;
         }
         // COM_CHANGE_USER's exchange: the client's auth replies go up as they are.
@@ -1299,4 +1336,11 @@ export class Session implements SessionView {
     this.log.warn({ client: this.clientAddress, connectionId: this.connectionId, where, err: message }, 'protocol error, closing connection');
     this.failConnection({ errno: ER_HANDSHAKE_ERROR, sqlState: '08S01', message: `paimon-procedure-proxy: protocol error (${where}): ${message}` }, 1, 'protocol error');
   }
+}
+
+/** True for 127.0.0.0/8 and ::1 (also IPv4-mapped): traffic that never leaves this host. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
 }

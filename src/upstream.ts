@@ -22,6 +22,8 @@ export interface UpstreamOptions {
   proxyProtocol: boolean;
   /** TLS toward the FE (SSLRequest, then TLS, then the HandshakeResponse); null: plain TCP. */
   tls: UpstreamTlsOptions | null;
+  /** Clear-text passwords from a TLS client to a plain FE (config `upstream.cleartext_password`); default 'loopback'. */
+  cleartextPassword?: 'loopback' | 'refuse' | 'allow';
 }
 
 /**

@@ -8,6 +8,7 @@
 #   MARIADB_PORT MARIADB_SOCKET MARIADB_GENERAL_LOG MARIADB_USER MARIADB_PASSWORD MARIADB_DIR
 #   MARIADB_TLS_CERT (the server's self-signed certificate: TLS is offered, not required)
 #   CONNECTOR_J_JAR
+#   MARIADB_EXTRA_ARGS (optional, read by mariadb_start): more mariadbd options, e.g. a plugin to load
 
 MARIADB_ROOT_DIR="${MARIADB_ROOT_DIR:-$(pwd)/.tmp/mariadb}"
 CONNECTOR_J_VERSION=8.4.0
@@ -51,6 +52,7 @@ mariadb_start() {
     --max-connections=3000 --max-allowed-packet=64M --local-infile=1 \
     --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 \
     --ssl-cert="$d/server-cert.pem" --ssl-key="$d/server-key.pem" \
+    ${MARIADB_EXTRA_ARGS:-} \
     >"$d/stdout.log" 2>&1 &
   for i in $(seq 120); do
     if mariadb-admin --no-defaults -uroot -S "$d/mysqld.sock" ping >/dev/null 2>&1; then break; fi

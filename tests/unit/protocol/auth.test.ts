@@ -6,6 +6,7 @@ import {
   cachingSha2Hash,
   cachingSha2Token,
   generateScramble,
+  isClearPasswordSwitch,
   isPerformFullAuthentication,
   nativePasswordHash,
   nativePasswordToken,
@@ -78,6 +79,19 @@ describe('authentication plugins', () => {
     assert.equal(isPerformFullAuthentication(Buffer.from('\x01\x04-----BEGIN PUBLIC KEY-----', 'latin1')), false);
     assert.equal(isPerformFullAuthentication(Buffer.from([0x04])), false);
     assert.equal(isPerformFullAuthentication(Buffer.from([0x00, 0x04])), false);
+  });
+
+  test('an AuthSwitchRequest to mysql_clear_password is recognised by its exact plugin name', () => {
+    assert.equal(isClearPasswordSwitch(buildAuthSwitchRequest('mysql_clear_password', Buffer.alloc(0))), true);
+    // MariaDB's PAM plugin sends the name and NUL, no data
+    assert.equal(isClearPasswordSwitch(Buffer.from('\xfemysql_clear_password\0', 'latin1')), true);
+    assert.equal(isClearPasswordSwitch(buildAuthSwitchRequest('mysql_native_password', generateScramble())), false);
+    assert.equal(isClearPasswordSwitch(Buffer.from('\xfemysql_clear_passwor\0', 'latin1')), false);
+    assert.equal(isClearPasswordSwitch(Buffer.from('\xfemysql_clear_password_x\0', 'latin1')), false);
+    assert.equal(isClearPasswordSwitch(Buffer.from('\x01mysql_clear_password\0', 'latin1')), false);
+    // in place inside a larger buffer (the relay's packet walker)
+    const buf = Buffer.concat([Buffer.from([9, 9, 9]), Buffer.from('\xfemysql_clear_password\0', 'latin1')]);
+    assert.equal(isClearPasswordSwitch(buf, 3, 22), true);
   });
 
   test('AuthSwitchRequest carries the plugin name and the scramble with a trailing NUL', () => {

@@ -216,6 +216,25 @@ describe('response tracker', () => {
     assert.equal(t.fullAuthRequested, false);
   });
 
+  test('COM_CHANGE_USER switched to mysql_clear_password is flagged (the client answers with its password), other switches are not', () => {
+    const t = new ResponseTracker(EOF_CAPS);
+    t.begin(COM_CHANGE_USER);
+    const native = Buffer.concat([Buffer.from([0xfe]), Buffer.from('mysql_native_password\0'), Buffer.alloc(21, 0x41)]);
+    t.feed(encodePacket(native, 1));
+    assert.equal(t.clearPasswordRequested, false);
+    t.begin(COM_CHANGE_USER);
+    // split inside the plugin name: the flag comes from the walker's joined prefix
+    const clear = encodePacket(Buffer.from('\xfemysql_clear_password\0', 'latin1'), 1);
+    assert.equal(t.feed(clear.subarray(0, 9)), -1);
+    assert.equal(t.feed(clear.subarray(9)), -1);
+    assert.equal(t.clearPasswordRequested, true);
+    t.begin(COM_CHANGE_USER);
+    assert.equal(t.clearPasswordRequested, false);
+    // a longer name that starts with the same letters is another plugin
+    t.feed(encodePacket(Buffer.from('\xfemysql_clear_passwordX\0', 'latin1'), 1));
+    assert.equal(t.clearPasswordRequested, false);
+  });
+
   test('a 200,000-row result scans without allocating per row (smoke: bounded time)', () => {
     const rows = Array.from({ length: 200_000 }, (_, i) => [String(i), 'row' + i]);
     const stream = frame(textResultSetPayloads([col('a'), col('b')], rows, { capabilities: DEP_CAPS, statusFlags: 2, moreResults: false }));
