@@ -6,7 +6,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, mariadb, run, startTestProxy, tmpDir } from './wire-helpers.js';
 import type { RunningProxy } from '../../src/proxy-app.js';
@@ -95,9 +95,14 @@ describe('relay: real clients', () => {
           return r.stdout;
         };
         const d = await out(db.port);
-        const started = Date.now();
+        const logFrom = statSync(db.generalLog).size;
         const p = await out(proxy.address.port);
-        assert.ok(Date.now() - started < 18_000, 'SLEEP(20) was cancelled by the 1 s query timeout');
+        // The timeout's KILL QUERY went through the proxy to the FE, aimed at the connection
+        // running SLEEP(20) (MariaDB's general log: "<thread id> Query <statement>").
+        const log = readFileSync(db.generalLog).subarray(logFrom).toString('utf8');
+        const sleeper = /(\d+) Query\s+SELECT SLEEP\(20\)/.exec(log);
+        assert.ok(sleeper, 'SELECT SLEEP(20) reached the FE through the proxy');
+        assert.match(log, new RegExp(`\\d+ Query\\s+KILL QUERY ${sleeper[1]}\\b`), 'the query timeout killed it through the proxy');
         const clean = (s: string) => s.replace(/ELAPSED_MS \d+/g, 'ELAPSED_MS x');
         assert.equal(clean(p), clean(d));
         assert.match(p, /ROW\t1\talpha\t1\.50/);
