@@ -26,11 +26,11 @@
  * with the load average. Needs the Java peer (tests/setup/paimon-java.sh).
  *
  * How the budget is kept (src/paimon/compact/spill-merge.ts): the budget is split into a runtime
- * reserve, the compaction's own DuckDB instance for its writers (memory limit: the rows of the file
- * being written; the readers' scans run on the shared instance, bounded by the fan-in)
+ * reserve, the compaction's own DuckDB instance (memory limit: its scans and the rows of the file
+ * being written, evicted to disk beyond it)
  * and one share per bucket running at once; DuckDB holds about one Parquet row group per open scan
  * (~1.25x a 6.5 MiB file here), so a share opens at most share*0.55/scan-estimate sorted runs at
- * once (16 of the 40 at --budget-mb 512, concurrency 1; 6 at concurrency 2) and first merges the cheapest contiguous
+ * once (14 of the 40 at --budget-mb 512, concurrency 1; 5 at concurrency 2) and first merges the cheapest contiguous
  * groups of the others into temporary spill files (deduplicate and first-row merge there too; other
  * engines spill raw records), then merges the rest with the merge function. Records are made from
  * slices of DuckDB's chunks and their values are decoded only when read, so most of them die young

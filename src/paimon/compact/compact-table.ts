@@ -349,8 +349,9 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     const highest = files.reduce((m, f) => Math.max(m, f.level), 0);
     // MergeTreeCompactManager: with deletion vectors, retracts are dropped at any level above 0.
     const dropDelete = unit.outputLevel !== 0 && (unit.outputLevel >= highest || dvs !== null);
-    // Readers on the shared instance (their scans are bounded by the fan-in), writers on the compaction's own (limited).
-    const src: RunSource = { fileIO: o.fileIO, bucketDir, schemaOf, target, keyIndexes, table: o.table };
+    // Readers and writers on the compaction's own instance: its limit makes DuckDB evict the rows
+    // buffered for the file being written while the scans are open.
+    const src: RunSource = { fileIO: o.fileIO, bucketDir, schemaOf, target, keyIndexes, table: o.table, engine: o.dryRun ? null : await engine() };
     const rewritten = new Set<string>();
     for (const step of steps) {
       o.signal?.throwIfAborted();
@@ -365,7 +366,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       for (const s of sections) for (const run of s) for (const f of run) rewritten.add(f.fileName);
       if (o.dryRun) continue;
       const writer = new KeyValueDataFileWriter({
-        fileIO: o.fileIO, bucketDir, schema: target, level: unit.outputLevel, fileSource: 1, options, targetFileSize, engine: await engine(),
+        fileIO: o.fileIO, bucketDir, schema: target, level: unit.outputLevel, fileSource: 1, options, targetFileSize, engine: src.engine,
       });
       try {
         for (const section of sections) {

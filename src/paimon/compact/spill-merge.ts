@@ -35,9 +35,10 @@ const READERS_FRACTION = 0.55;
 
 export interface CompactionMemory {
   /**
-   * Memory limit of the compaction's own DuckDB instance, which writes its files (the rows of the
-   * files being written are buffered there and evicted to disk beyond it). The readers' scans run
-   * on the shared instance: they are pinned (not evictable), bounded by the fan-in instead.
+   * Memory limit of the compaction's own DuckDB instance (its scans and the rows buffered for the
+   * files being written, which DuckDB evicts to disk beyond it). Measured at 512 MiB: a limit that
+   * also counted the scans' shares let DuckDB keep more (527-537 MiB RSS); a writers-only instance
+   * at 1/8 failed to pin its COPY blocks; the scans of two buckets in 80 MiB (12 open) ran out.
    */
   engineLimitBytes: number;
   /** Share of each bucket running at once: open scans and JS batches. */
@@ -54,7 +55,7 @@ export function compactionMemory(budgetBytes: number, concurrency: number): Comp
   // read-ahead chunks and native garbage freed only by V8's GC, not pinned down).
   const reserve = Math.min(160 * MiB + 64 * MiB * (Math.max(1, concurrency) - 1), Math.floor(budget * 0.45));
   const work = budget - reserve;
-  const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 8));
+  const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 4));
   const perBucketBytes = Math.max(1, Math.floor((work - Math.min(work, engineLimitBytes)) / Math.max(1, concurrency)));
   return { engineLimitBytes, perBucketBytes };
 }

@@ -94,9 +94,9 @@ describe('spill file', () => {
 describe('budget', () => {
   test('the budget is split into a reserve, the writers, and shares per bucket', () => {
     const m = compactionMemory(512 * MiB, 2);
-    assert.equal(m.engineLimitBytes, 36 * MiB);
-    assert.equal(m.perBucketBytes, 126 * MiB);
-    assert.deepEqual(compactionMemory(512 * MiB, 1), { engineLimitBytes: 44 * MiB, perBucketBytes: 308 * MiB });
+    assert.equal(m.engineLimitBytes, 72 * MiB);
+    assert.equal(m.perBucketBytes, 108 * MiB);
+    assert.deepEqual(compactionMemory(512 * MiB, 1), { engineLimitBytes: 88 * MiB, perBucketBytes: 264 * MiB });
     const files = (n: number, size: number) => Array.from({ length: n }, () => [{ fileSize: BigInt(size), rowCount: BigInt(Math.floor(size / 150)) }]);
     // 7 MiB files (one row group each): about 10 MiB per open scan.
     const p = planSectionMerge(files(40, 7 * MiB), 288 * MiB, 128 * MiB);
