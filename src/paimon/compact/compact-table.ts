@@ -299,7 +299,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const memory = compactionMemory(o.memoryBudgetBytes, concurrency);
   const blockSize = parseMemorySize(options['parquet.block.size'] ?? '128 mb');
   let enginePromise: Promise<PrivateDataEngine> | null = null;
-  const engine = (): Promise<PrivateDataEngine> => (enginePromise ??= openDataEngine({ memoryLimitBytes: memory.engineLimitBytes }));
+  const engine = (): Promise<PrivateDataEngine> => (enginePromise ??= openDataEngine({ memoryLimitBytes: memory.duckdbLimitBytes }));
   // Spill files of sections with more sorted runs than the budget lets the merge open at once.
   const spillDir = join(dataTempDir(), `compact-spill-${randomUUID()}`);
   let spillDirMade: Promise<unknown> | null = null;
@@ -349,7 +349,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     const highest = files.reduce((m, f) => Math.max(m, f.level), 0);
     // MergeTreeCompactManager: with deletion vectors, retracts are dropped at any level above 0.
     const dropDelete = unit.outputLevel !== 0 && (unit.outputLevel >= highest || dvs !== null);
-    // Readers and writers on the compaction's own instance: its limit makes DuckDB evict the rows
+    // Readers and writers on the compaction's own instance: its limit (writers' part + the scans) makes DuckDB evict the rows
     // buffered for the file being written while the scans are open.
     const src: RunSource = { fileIO: o.fileIO, bucketDir, schemaOf, target, keyIndexes, table: o.table, engine: o.dryRun ? null : await engine() };
     const rewritten = new Set<string>();

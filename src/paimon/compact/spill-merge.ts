@@ -34,13 +34,14 @@ const MiB = 1 << 20;
 const READERS_FRACTION = 0.55;
 
 export interface CompactionMemory {
-  /**
-   * Memory limit of the compaction's own DuckDB instance (its scans and the rows buffered for the
-   * files being written, which DuckDB evicts to disk beyond it). Measured at 512 MiB: a limit that
-   * also counted the scans' shares let DuckDB keep more (527-537 MiB RSS); a writers-only instance
-   * at 1/8 failed to pin its COPY blocks; the scans of two buckets in 80 MiB (12 open) ran out.
-   */
+  /** Memory for the files being written (DuckDB temporary tables, spilled beyond it). */
   engineLimitBytes: number;
+  /**
+   * Memory limit of the compaction's own DuckDB instance: the writers' part and the open scans of
+   * every bucket at once (DuckDB's Parquet scans allocate through its buffer manager too, so the
+   * limit must hold them; beyond it DuckDB evicts the writers' buffered rows to disk).
+   */
+  duckdbLimitBytes: number;
   /** Share of each bucket running at once: open scans and JS batches. */
   perBucketBytes: number;
 }
@@ -57,7 +58,8 @@ export function compactionMemory(budgetBytes: number, concurrency: number): Comp
   const work = budget - reserve;
   const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 4));
   const perBucketBytes = Math.max(1, Math.floor((work - Math.min(work, engineLimitBytes)) / Math.max(1, concurrency)));
-  return { engineLimitBytes, perBucketBytes };
+  const duckdbLimitBytes = engineLimitBytes + Math.floor(perBucketBytes * READERS_FRACTION) * Math.max(1, concurrency);
+  return { engineLimitBytes, duckdbLimitBytes, perBucketBytes };
 }
 
 export interface SectionMergePlan {

@@ -96,7 +96,8 @@ describe('budget', () => {
     const m = compactionMemory(512 * MiB, 2);
     assert.equal(m.engineLimitBytes, 72 * MiB);
     assert.equal(m.perBucketBytes, 108 * MiB);
-    assert.deepEqual(compactionMemory(512 * MiB, 1), { engineLimitBytes: 88 * MiB, perBucketBytes: 264 * MiB });
+    assert.equal(m.duckdbLimitBytes, 72 * MiB + 2 * Math.floor(108 * MiB * 0.55));
+    assert.deepEqual(compactionMemory(512 * MiB, 1), { engineLimitBytes: 88 * MiB, duckdbLimitBytes: 88 * MiB + Math.floor(264 * MiB * 0.55), perBucketBytes: 264 * MiB });
     const files = (n: number, size: number) => Array.from({ length: n }, () => [{ fileSize: BigInt(size), rowCount: BigInt(Math.floor(size / 150)) }]);
     // 7 MiB files (one row group each): about 10 MiB per open scan.
     const p = planSectionMerge(files(40, 7 * MiB), 288 * MiB, 128 * MiB);
