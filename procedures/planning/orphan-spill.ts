@@ -7,12 +7,14 @@
  * (a hash-partitioned anti-join, re-split with a new seed when a partition is still too big).
  *
  * The directory is created on first use and removed by `dispose()` (the caller runs it in a
- * `finally`, so success, failure and abort all clean up). A SIGKILL leaves it behind: its name
- * starts with `paimon-orphans-` under the configured spill directory (default the OS temp dir).
+ * `finally`, so success, failure and abort all clean up). A SIGKILL leaves it behind, named
+ * `paimon-orphans-<pid>-...` under the configured spill directory (default the OS temp dir); the
+ * next call that spills removes the directories of processes that no longer run.
  */
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processTempDirName, sweepDeadProcessDirs } from '../../src/paimon/process-temp-dir.js';
 
 /** Partitions a spilled set is split into (and each oversized partition again), unless the SpillSpace says otherwise. */
 export const SPILL_FANOUT = 32;
@@ -143,7 +145,12 @@ export class PartitionedWriter {
   }
 }
 
-/** The temp directory of one remove_orphan_files call, created on first use. */
+const SPILL_DIR_PREFIX = 'paimon-orphans';
+
+/**
+ * The temp directory of one remove_orphan_files call, created on first use as
+ * `paimon-orphans-<pid>-<random>`; creating one removes those left by processes that no longer run.
+ */
 export class SpillSpace {
   private root: string | null = null;
   private seq = 0;
@@ -162,7 +169,8 @@ export class SpillSpace {
   newDir(prefix: string): string {
     if (this.root === null) {
       mkdirSync(this.base, { recursive: true });
-      this.root = mkdtempSync(join(this.base, 'paimon-orphans-'));
+      sweepDeadProcessDirs(this.base, SPILL_DIR_PREFIX);
+      this.root = mkdtempSync(join(this.base, `${processTempDirName(SPILL_DIR_PREFIX)}-`));
     }
     this.used = true;
     const d = join(this.root, `${prefix}-${this.seq++}`);
