@@ -14,29 +14,17 @@ import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { captureError, proxyConfig, run, startTestProxy, tmpDir } from './wire-helpers.js';
+import { captureError, proxyConfig, startPrivateMariaDb, startTestProxy, tmpDir, type PrivateMariaDb } from './wire-helpers.js';
 import type { RunningProxy } from '../../src/proxy-app.js';
 
 const CLIENT_HOST = '127.0.0.7';
 const USER = 'pp_user';
 const PASSWORD = 'pp-pass-7';
 
-let dir = '';
+let db: PrivateMariaDb | null = null;
 let port = 0;
-let socket = '';
 
-function sh(script: string, timeoutMs = 180_000): ReturnType<typeof run> {
-  return run('bash', ['-c', `set -euo pipefail; export MARIADB_ROOT_DIR=${JSON.stringify(dir)}; source tests/setup/mariadb.sh; ${script}`], {
-    cwd: new URL('../..', import.meta.url).pathname,
-    timeoutMs,
-  });
-}
-
-async function rootSql(sql: string): Promise<string> {
-  const r = await run('mariadb', ['--no-defaults', '-uroot', '-S', socket, '-N', '-B', '-e', sql], { timeoutMs: 30_000 });
-  if (r.code !== 0) throw new Error(`mariadb -e failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
+const rootSql = (sql: string): Promise<string> => db!.rootSql(sql);
 
 /** mysql2 accepts `localAddress` but does not use it: hand it a socket bound to that address. */
 function connectAs(targetPort: number, localAddress: string): Promise<mysql.Connection> {
@@ -53,12 +41,8 @@ async function whoAmI(c: mysql.Connection): Promise<{ user: string; host: string
 
 describe('PROXY protocol v1 with an FE that enforces it (MariaDB proxy_protocol_networks)', () => {
   before(async () => {
-    dir = join(tmpDir('pp-mariadb'), 'db');
-    const r = await sh('mariadb_start >/dev/null; echo "PORT=$MARIADB_PORT"');
-    const m = /PORT=(\d+)/.exec(r.stdout);
-    if (r.code !== 0 || !m) throw new Error(`private MariaDB did not start: ${r.stdout} ${r.stderr}`);
-    port = Number(m[1]);
-    socket = join(dir, 'mysqld.sock');
+    db = await startPrivateMariaDb(join(tmpDir('pp-mariadb'), 'db'));
+    port = db.port;
     await rootSql(
       `SET GLOBAL proxy_protocol_networks = '127.0.0.0/8';
        CREATE USER '${USER}'@'${CLIENT_HOST}' IDENTIFIED BY '${PASSWORD}';
@@ -68,7 +52,7 @@ describe('PROXY protocol v1 with an FE that enforces it (MariaDB proxy_protocol_
   });
 
   after(async () => {
-    if (dir) await sh('mariadb_stop', 60_000);
+    await db?.stop();
   });
 
   test('the grant is host-based: direct from 127.0.0.7 (no header: optional from these networks) is accepted, from 127.0.0.1 refused', async () => {

@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { captureError, proxyConfig, run, startTestProxy, tmpDir } from './wire-helpers.js';
+import { captureError, proxyConfig, run, startPrivateMariaDb, startTestProxy, tmpDir, type PrivateMariaDb } from './wire-helpers.js';
 import type { RunningProxy } from '../../src/proxy-app.js';
 
 const USER = 'pam_user';
@@ -29,26 +29,11 @@ const SERVICE = `ppp-cleartext-${process.pid}`;
 const PAM_FILE = `/etc/pam.d/${SERVICE}`;
 const isRoot = process.getuid?.() === 0;
 
-let dir = '';
+let db: PrivateMariaDb | null = null;
 let port = 0;
-let socket = '';
 let attemptsFile = '';
 let cert = '';
 let key = '';
-
-function sh(script: string, timeoutMs = 180_000): ReturnType<typeof run> {
-  return run('bash', ['-c', `set -euo pipefail; export MARIADB_ROOT_DIR=${JSON.stringify(dir)}; source tests/setup/mariadb.sh; ${script}`], {
-    cwd: new URL('../..', import.meta.url).pathname,
-    timeoutMs,
-    env: { ...process.env, MARIADB_EXTRA_ARGS: '--plugin-load-add=auth_pam.so --pam-use-cleartext-plugin=ON' },
-  });
-}
-
-async function rootSql(sql: string): Promise<string> {
-  const r = await run('mariadb', ['--no-defaults', '-uroot', '-S', socket, '-N', '-B', '-e', sql], { timeoutMs: 30_000 });
-  if (r.code !== 0) throw new Error(`mariadb -e failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 /** Passwords the FE's PAM stack has received so far. */
 function attempts(): number {
@@ -88,7 +73,7 @@ async function withProxy(policy: 'loopback' | 'refuse' | 'allow' | null, body: (
 
 describe('mysql_clear_password relayed only where it stays as safe as the client made it (MariaDB PAM asking for it)', { skip: isRoot ? false : 'needs root: a PAM service file in /etc/pam.d' }, () => {
   before(async () => {
-    dir = tmpDir('cleartext');
+    const dir = tmpDir('cleartext');
     attemptsFile = join(dir, 'attempts.log');
     const check = join(dir, 'check-password.sh');
     // pam_exec with expose_authtok hands the password on stdin (NUL-terminated).
@@ -98,13 +83,9 @@ describe('mysql_clear_password relayed only where it stays as safe as the client
     cert = join(dir, 'cert.pem');
     key = join(dir, 'key.pem');
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
-    dir = join(dir, 'db');
-    const r = await sh('mariadb_start >/dev/null; echo "PORT=$MARIADB_PORT"');
-    const m = /PORT=(\d+)/.exec(r.stdout);
-    if (r.code !== 0 || !m) throw new Error(`private MariaDB did not start: ${r.stdout} ${r.stderr}`);
-    port = Number(m[1]);
-    socket = join(dir, 'mysqld.sock');
-    await rootSql(
+    db = await startPrivateMariaDb(join(dir, 'db'), '--plugin-load-add=auth_pam.so --pam-use-cleartext-plugin=ON');
+    port = db.port;
+    await db.rootSql(
       `CREATE USER '${USER}'@'127.0.0.1' IDENTIFIED VIA pam USING '${SERVICE}';
        GRANT SELECT ON *.* TO '${USER}'@'127.0.0.1';
        CREATE USER '${NATIVE_USER}'@'127.0.0.1' IDENTIFIED BY '${NATIVE_PASSWORD}';
@@ -120,7 +101,7 @@ describe('mysql_clear_password relayed only where it stays as safe as the client
 
   after(async () => {
     rmSync(PAM_FILE, { force: true });
-    if (dir) await sh('mariadb_stop', 60_000);
+    await db?.stop();
   });
 
   test('a plain client: relayed as the client sent it; a wrong password gets the FE own 1045', async () => {

@@ -264,3 +264,37 @@ export class RawClient {
     this.socket.destroy();
   }
 }
+
+/** A MariaDB of one test file's own (tests/setup/mariadb.sh's mariadb_start in a private directory). */
+export interface PrivateMariaDb {
+  port: number;
+  /** Runs SQL as root over the socket; the result as tab-separated text. */
+  rootSql(sql: string): Promise<string>;
+  /** Stops it by its PID (mariadb_stop). */
+  stop(): Promise<void>;
+}
+
+/** Starts a private MariaDB under `dir` with `extraArgs` (more mariadbd options, as MARIADB_EXTRA_ARGS). */
+export async function startPrivateMariaDb(dir: string, extraArgs = ''): Promise<PrivateMariaDb> {
+  const sh = (script: string, timeoutMs: number): Promise<RunResult> =>
+    run('bash', ['-c', `set -euo pipefail; export MARIADB_ROOT_DIR=${JSON.stringify(dir)}; source tests/setup/mariadb.sh; ${script}`], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      timeoutMs,
+      env: { ...process.env, MARIADB_EXTRA_ARGS: extraArgs },
+    });
+  const r = await sh('mariadb_start >/dev/null; echo "PORT=$MARIADB_PORT"', 180_000);
+  const m = /PORT=(\d+)/.exec(r.stdout);
+  if (r.code !== 0 || !m) throw new Error(`private MariaDB did not start: ${r.stdout} ${r.stderr}`);
+  const socket = join(dir, 'mysqld.sock');
+  return {
+    port: Number(m[1]),
+    async rootSql(sql: string): Promise<string> {
+      const q = await run('mariadb', ['--no-defaults', '-uroot', '-S', socket, '-N', '-B', '-e', sql], { timeoutMs: 30_000 });
+      if (q.code !== 0) throw new Error(`mariadb -e failed: ${q.stderr}`);
+      return q.stdout.trim();
+    },
+    async stop(): Promise<void> {
+      await sh('mariadb_stop', 60_000);
+    },
+  };
+}
