@@ -40,37 +40,14 @@ import { readDeletionVectorsIndexFile } from '../../src/paimon/deletion-vectors-
 import { SnapshotManager } from '../../src/paimon/snapshot-manager.js';
 import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { isPaimonError } from '../../src/paimon/errors.js';
-import { liveFiles, levelHistogram } from './compact-support.js';
+import { canonRows, javaDvs, levelHistogram, liveFiles, padOf, type JavaDv } from './compact-support.js';
 
 after(async () => {
   await closeDataEngine();
 });
 
 type Row = Record<string, Json>;
-const canon = (rows: JsonObj[]): string[] => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
-
-interface JavaDv {
-  dataFile: string;
-  indexFile: string;
-  bucket: number;
-  cardinality: number;
-  bitmap64: boolean;
-  positions: number[];
-}
-
-async function javaDvs(v: PaimonJavaVersion, wh: string): Promise<{ snapshotId: number; dvs: JavaDv[]; stale: string[] }> {
-  const r = await java(v).runMain('DvTool', ['read-dvs', wh, 'db', 't'], { timeoutMs: 300_000 });
-  if (r.code !== 0) throw new Error(`DvTool read-dvs failed: ${r.stderr}`);
-  const j = parseJson(r.stdout.trim()) as JsonObj;
-  return {
-    snapshotId: Number(j.snapshotId),
-    dvs: (j.dvs as JsonObj[]).map((d) => ({
-      dataFile: String(d.dataFile), indexFile: String(d.indexFile), bucket: Number(d.bucket), cardinality: Number(d.cardinality),
-      bitmap64: d.bitmap64 === true, positions: (d.positions as Json[]).map(Number),
-    })),
-    stale: (j.stale as JsonObj[]).map((d) => String(d.dataFile)),
-  };
-}
+const canon = canonRows;
 
 /** Deletes the rows with these ids as Spark's DELETE does (DvTool delete); returns the vectors it wrote. */
 async function javaDelete(v: PaimonJavaVersion, wh: string, ids: number[]): Promise<Array<{ dataFile: string; positions: number[] }>> {
@@ -87,7 +64,7 @@ const FIELDS: TableSpec['fields'] = [
   { name: 'amount', type: 'BIGINT' },
   { name: 'pad', type: 'STRING' },
 ];
-const pad = (id: number): string => ((Math.imul(id + 1, 2654435761) >>> 0).toString(16) + (Math.imul(id + 7, 40503) >>> 0).toString(36)).repeat(3);
+const pad = (id: number): string => padOf(id, 3);
 const dtOf = (id: number): string => (id % 2 === 0 ? '2024-01-01' : '2024-01-02');
 const rowOf = (id: number, c: number): Row => ({ dt: dtOf(id), id, name: id % 7 === 0 ? null : `n${c}-${id}`, amount: c * 100000 + id, pad: pad(id) });
 

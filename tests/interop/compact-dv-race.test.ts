@@ -11,7 +11,8 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, tempWarehouse, canonicalJson, type JsonObj, type Row, type TableSpec } from './peers.js';
+import { java, tempWarehouse, canonicalJson, type Row } from './peers.js';
+import { canonRows, largeDvDeletes, padOf, LARGE_DV_SPEC } from './compact-support.js';
 import { listTree } from './procedures-support.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
 import { LocalFileIO } from '../../src/paimon/local-file-io.js';
@@ -23,22 +24,11 @@ after(async () => {
   await closeDataEngine();
 });
 
-const canon = (rows: JsonObj[]): string[] => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
+const canon = canonRows;
 
-const SPEC: TableSpec = {
-  fields: [
-    { name: 'id', type: 'INT NOT NULL' },
-    { name: 'name', type: 'STRING' },
-    { name: 'amount', type: 'BIGINT' },
-    { name: 'pad', type: 'STRING' },
-  ],
-  primaryKeys: ['id'],
-  partitionKeys: [],
-  // Small target: Java's full compaction rolls its output, so the max level holds several files.
-  options: { bucket: '1', 'deletion-vectors.enabled': 'true', 'target-file-size': '16 kb' },
-};
-const pad = (id: number): string => ((Math.imul(id + 1, 2654435761) >>> 0).toString(16) + (Math.imul(id + 7, 40503) >>> 0).toString(36)).repeat(2);
-const deletes = (from: number): Row[] => Array.from({ length: 20 }, (_, i) => ({ id: from + i, name: null, amount: null, pad: null, _rowKind: '-D' }));
+const SPEC = LARGE_DV_SPEC;
+const pad = (id: number): string => padOf(id, 2);
+const deletes = largeDvDeletes;
 
 async function writeRows(wh: string, rows: Row[]): Promise<void> {
   const f = join(tempWarehouse('dv-race-rows'), 'rows.jsonl');

@@ -21,7 +21,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, parseJson, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec } from './peers.js';
+import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
@@ -33,41 +33,14 @@ import { SnapshotManager } from '../../src/paimon/snapshot-manager.js';
 import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { isPaimonError } from '../../src/paimon/errors.js';
 import { listTree } from './procedures-support.js';
-import { liveFiles, levelHistogram } from './compact-support.js';
+import { canonRows, javaDvs, largeDvDeletes, levelHistogram, liveFiles, padOf, LARGE_DV_SPEC, type JavaDv } from './compact-support.js';
 
 after(async () => {
   await closeDataEngine();
 });
 
 type Row = Record<string, Json>;
-const canon = (rows: JsonObj[]): string[] => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
-
-interface JavaDv {
-  dataFile: string;
-  indexFile: string;
-  bucket: number;
-  cardinality: number;
-  bitmap64: boolean;
-  positions: number[];
-}
-
-async function javaDvs(v: PaimonJavaVersion, wh: string): Promise<{ snapshotId: number; dvs: JavaDv[]; stale: string[] }> {
-  const r = await java(v).runMain('DvTool', ['read-dvs', wh, 'db', 't'], { timeoutMs: 300_000 });
-  if (r.code !== 0) throw new Error(`DvTool read-dvs failed: ${r.stderr}`);
-  const j = parseJson(r.stdout.trim()) as JsonObj;
-  return {
-    snapshotId: Number(j.snapshotId),
-    dvs: (j.dvs as JsonObj[]).map((d) => ({
-      dataFile: String(d.dataFile),
-      indexFile: String(d.indexFile),
-      bucket: Number(d.bucket),
-      cardinality: Number(d.cardinality),
-      bitmap64: d.bitmap64 === true,
-      positions: (d.positions as Json[]).map(Number),
-    })),
-    stale: (j.stale as JsonObj[]).map((d) => String(d.dataFile)),
-  };
-}
+const canon = canonRows;
 
 const FIELDS: TableSpec['fields'] = [
   { name: 'dt', type: 'STRING NOT NULL' },
@@ -291,21 +264,9 @@ for (const cs of CASES) {
   });
 }
 
-const LARGE_SPEC: TableSpec = {
-  fields: [
-    { name: 'id', type: 'INT NOT NULL' },
-    { name: 'name', type: 'STRING' },
-    { name: 'amount', type: 'BIGINT' },
-    { name: 'pad', type: 'STRING' },
-  ],
-  primaryKeys: ['id'],
-  partitionKeys: [],
-  // Small target: Java's full compaction rolls its output (checked every 1000 rows), so the
-  // bucket's max level holds several large files with disjoint key ranges.
-  options: { bucket: '1', 'deletion-vectors.enabled': 'true', 'target-file-size': '16 kb' },
-};
-const pad = (id: number): string => ((Math.imul(id + 1, 2654435761) >>> 0).toString(16) + (Math.imul(id + 7, 40503) >>> 0).toString(36)).repeat(2);
-const largeDeletes = (from: number): Row[] => Array.from({ length: 20 }, (_, i) => ({ id: from + i, name: null, amount: null, pad: null, _rowKind: '-D' }));
+const LARGE_SPEC = LARGE_DV_SPEC;
+const pad = (id: number): string => padOf(id, 2);
+const largeDeletes = largeDvDeletes;
 
 /**
  * 6000 rows fully compacted by Java into several max-level files; then deletes of 1500..1519

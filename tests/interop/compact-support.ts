@@ -2,9 +2,10 @@
  * What the compaction interop tests read from a PaimonTool dump: the live data files of the
  * latest snapshot (base + delta manifest lists, entries applied in order, identified as Paimon's
  * FileEntry identifies them: partition, bucket, level, file name) and their layout per
- * partition/bucket/level.
+ * partition/bucket/level; and what the deletion-vector tests share (Java's vectors as DvTool reads
+ * them, one table spec, the rows' canonical form).
  */
-import type { JsonObj } from './peers.js';
+import { java, parseJson, type Json, type JsonObj, type PaimonJavaVersion, type Row, type TableSpec } from './peers.js';
 
 export interface LiveFile {
   fileName: string;
@@ -48,3 +49,58 @@ export function levelHistogram(files: readonly LiveFile[]): Record<string, numbe
   }
   return h;
 }
+
+/** Rows as sorted canonical strings (bigints as decimal), for order-independent comparison. */
+export const canonRows = (rows: JsonObj[]): string[] => rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
+
+/** One deletion vector as Paimon Java reads it from the latest snapshot (DvTool read-dvs). */
+export interface JavaDv {
+  dataFile: string;
+  indexFile: string;
+  bucket: number;
+  cardinality: number;
+  bitmap64: boolean;
+  positions: number[];
+}
+
+/** The deletion vectors of `db.t` in `wh`, and vectors whose data file is no longer live (stale). */
+export async function javaDvs(v: PaimonJavaVersion, wh: string): Promise<{ snapshotId: number; dvs: JavaDv[]; stale: string[] }> {
+  const r = await java(v).runMain('DvTool', ['read-dvs', wh, 'db', 't'], { timeoutMs: 300_000 });
+  if (r.code !== 0) throw new Error(`DvTool read-dvs failed: ${r.stderr}`);
+  const j = parseJson(r.stdout.trim()) as JsonObj;
+  return {
+    snapshotId: Number(j.snapshotId),
+    dvs: (j.dvs as JsonObj[]).map((d) => ({
+      dataFile: String(d.dataFile),
+      indexFile: String(d.indexFile),
+      bucket: Number(d.bucket),
+      cardinality: Number(d.cardinality),
+      bitmap64: d.bitmap64 === true,
+      positions: (d.positions as Json[]).map(Number),
+    })),
+    stale: (j.stale as JsonObj[]).map((d) => String(d.dataFile)),
+  };
+}
+
+/** A deterministic pseudo-random string for a row id (`times` copies), so Parquet pages are real. */
+export const padOf = (id: number, times: number): string => ((Math.imul(id + 1, 2654435761) >>> 0).toString(16) + (Math.imul(id + 7, 40503) >>> 0).toString(36)).repeat(times);
+
+/**
+ * A one-bucket primary-key table with deletion vectors and a small target file size: Java's full
+ * compaction rolls its output (checked every 1000 rows), so the bucket's max level holds several
+ * files with disjoint key ranges.
+ */
+export const LARGE_DV_SPEC: TableSpec = {
+  fields: [
+    { name: 'id', type: 'INT NOT NULL' },
+    { name: 'name', type: 'STRING' },
+    { name: 'amount', type: 'BIGINT' },
+    { name: 'pad', type: 'STRING' },
+  ],
+  primaryKeys: ['id'],
+  partitionKeys: [],
+  options: { bucket: '1', 'deletion-vectors.enabled': 'true', 'target-file-size': '16 kb' },
+};
+
+/** Deletes (-D) of the 20 ids from `from` in LARGE_DV_SPEC's table. */
+export const largeDvDeletes = (from: number): Row[] => Array.from({ length: 20 }, (_, i) => ({ id: from + i, name: null, amount: null, pad: null, _rowKind: '-D' }));
