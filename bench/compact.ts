@@ -30,7 +30,8 @@
  * being written, evicted to disk beyond it)
  * and one share per bucket running at once; DuckDB holds about one Parquet row group per open scan
  * (~1.25x a 6.5 MiB file here), so a share opens at most share*0.55/scan-estimate sorted runs at
- * once (14 of the 40 at --budget-mb 512, concurrency 1; 5 at concurrency 2) and first merges the cheapest contiguous
+ * once (about 7 of the 40 at --budget-mb 512; at that budget a second bucket at once would get
+ * too small a share, so buckets run one at a time whatever --concurrency says) and first merges the cheapest contiguous
  * groups of the others into temporary spill files (deduplicate and first-row merge there too; other
  * engines spill raw records), then merges the rest with the merge function. Records are made from
  * slices of DuckDB's chunks and their values are decoded only when read, so most of them die young

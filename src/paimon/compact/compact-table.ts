@@ -294,9 +294,10 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const indexWritten: string[] = [];
 
   const list = [...groups.values()];
-  const concurrency = Math.max(1, Math.min(o.concurrency, list.length));
-  // The budget: the writers' own DuckDB instance (opened on first use), one share per bucket at once.
-  const memory = compactionMemory(o.memoryBudgetBytes, concurrency);
+  // The budget: the writers' own DuckDB instance (opened on first use), one share per bucket at
+  // once; fewer buckets at once than asked when the budget cannot give each a useful share.
+  const memory = compactionMemory(o.memoryBudgetBytes, Math.max(1, Math.min(o.concurrency, list.length)));
+  const concurrency = memory.concurrency;
   const blockSize = parseMemorySize(options['parquet.block.size'] ?? '128 mb');
   let enginePromise: Promise<PrivateDataEngine> | null = null;
   const engine = (): Promise<PrivateDataEngine> => (enginePromise ??= openDataEngine({ memoryLimitBytes: memory.duckdbLimitBytes }));

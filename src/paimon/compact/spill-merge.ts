@@ -44,22 +44,39 @@ export interface CompactionMemory {
   duckdbLimitBytes: number;
   /** Share of each bucket running at once: open scans and JS batches. */
   perBucketBytes: number;
+  /** Buckets compacted at once: as asked, or fewer when the budget cannot give each a useful share. */
+  concurrency: number;
 }
 
-/** Splits a compaction's budget: runtime reserve, the writers' DuckDB limit, bucket shares. */
+/** Below this share a further bucket at once is not worth it: fewer buckets run at once instead. */
+const MIN_BUCKET_SHARE = 96 * MiB;
+
+/**
+ * Splits a compaction's budget: runtime reserve, the writers' DuckDB limit, bucket shares. Runs
+ * fewer buckets at once than asked when each would get less than MIN_BUCKET_SHARE (at 512 MiB:
+ * one), so a small budget is kept rather than starved into DuckDB out-of-memory errors.
+ */
 export function compactionMemory(budgetBytes: number, concurrency: number): CompactionMemory {
   const budget = Math.max(1, budgetBytes);
-  // The process itself (~110 MiB RSS at start: node, V8's young generation, DuckDB; with what
-  // no share accounts for: external buffers, native garbage freed only by V8's GC), and per
-  // further bucket at once memory the shares do not account for (measured at 512 MiB: a second
-  // bucket at once peaked ~60 MiB above its share; likely its writer outside DuckDB's limit,
-  // read-ahead chunks and native garbage freed only by V8's GC, not pinned down).
-  const reserve = Math.min(160 * MiB + 64 * MiB * (Math.max(1, concurrency) - 1), Math.floor(budget * 0.45));
-  const work = budget - reserve;
-  const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 4));
-  const perBucketBytes = Math.max(1, Math.floor((work - Math.min(work, engineLimitBytes)) / Math.max(1, concurrency)));
-  const duckdbLimitBytes = engineLimitBytes + Math.floor(perBucketBytes * READERS_FRACTION) * Math.max(1, concurrency);
-  return { engineLimitBytes, duckdbLimitBytes, perBucketBytes };
+  let c = Math.max(1, Math.floor(concurrency));
+  for (;;) {
+    // The process itself (~110 MiB RSS at start: node, V8's young generation, DuckDB), and what
+    // no share accounts for. Measured with bench/compact.ts (1 GiB, 4 x 40 files of ~6.5 MiB,
+    // node's default heap): with a 160 MiB reserve the peak RSS stood ~50 MiB above the budget
+    // (560 MiB at 512, 457 at 400), and runs of one setting differ by up to 50 MiB (native memory
+    // freed late: DuckDB's chunks die with their JS wrappers, its Parquet writer allocates
+    // outside its limit, V8 keeps committed heap). With 320 MiB: 468-489 MiB at 512.
+    const reserve = Math.min(320 * MiB + 96 * MiB * (c - 1), Math.floor(budget * 0.75));
+    const work = budget - reserve;
+    const engineLimitBytes = Math.max(8 * MiB, Math.floor(work / 4));
+    const perBucketBytes = Math.max(1, Math.floor((work - Math.min(work, engineLimitBytes)) / c));
+    if (c > 1 && perBucketBytes < MIN_BUCKET_SHARE) {
+      c--;
+      continue;
+    }
+    const duckdbLimitBytes = engineLimitBytes + Math.floor(perBucketBytes * READERS_FRACTION) * c;
+    return { engineLimitBytes, duckdbLimitBytes, perBucketBytes, concurrency: c };
+  }
 }
 
 export interface SectionMergePlan {

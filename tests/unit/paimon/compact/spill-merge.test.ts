@@ -92,12 +92,18 @@ describe('spill file', () => {
 });
 
 describe('budget', () => {
-  test('the budget is split into a reserve, the writers, and shares per bucket', () => {
-    const m = compactionMemory(512 * MiB, 2);
-    assert.equal(m.engineLimitBytes, 72 * MiB);
-    assert.equal(m.perBucketBytes, 108 * MiB);
-    assert.equal(m.duckdbLimitBytes, 72 * MiB + 2 * Math.floor(108 * MiB * 0.55));
-    assert.deepEqual(compactionMemory(512 * MiB, 1), { engineLimitBytes: 88 * MiB, duckdbLimitBytes: 88 * MiB + Math.floor(264 * MiB * 0.55), perBucketBytes: 264 * MiB });
+  test('the budget is split into a reserve, the writers, and shares per bucket; fewer buckets at once when a share would be too small', () => {
+    // 512 MiB: a second bucket at once would get 48 MiB, so one runs at a time.
+    assert.deepEqual(compactionMemory(512 * MiB, 2), compactionMemory(512 * MiB, 1));
+    assert.deepEqual(compactionMemory(512 * MiB, 1), { engineLimitBytes: 48 * MiB, duckdbLimitBytes: 48 * MiB + Math.floor(144 * MiB * 0.55), perBucketBytes: 144 * MiB, concurrency: 1 });
+    // 2 GiB: two at once, each with its share, the reserve grown for the second.
+    const m = compactionMemory(2048 * MiB, 2);
+    assert.equal(m.concurrency, 2);
+    assert.equal(m.engineLimitBytes, 408 * MiB);
+    assert.equal(m.perBucketBytes, 612 * MiB);
+    assert.equal(m.duckdbLimitBytes, 408 * MiB + 2 * Math.floor(612 * MiB * 0.55));
+    // never below one, whatever the budget
+    assert.equal(compactionMemory(1 * MiB, 4).concurrency, 1);
     const files = (n: number, size: number) => Array.from({ length: n }, () => [{ fileSize: BigInt(size), rowCount: BigInt(Math.floor(size / 150)) }]);
     // 7 MiB files (one row group each): about 10 MiB per open scan.
     const p = planSectionMerge(files(40, 7 * MiB), 288 * MiB, 128 * MiB);
