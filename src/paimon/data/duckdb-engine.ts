@@ -7,7 +7,7 @@
  * This module maps Paimon types to DuckDB column types and JS values both ways, and builds
  * the FIELD_IDS clause that gives every Parquet column Paimon's field id.
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,7 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { PaimonError } from '../errors.js';
+import { processTempDirName, sweepDeadProcessDirs } from '../process-temp-dir.js';
 import { Decimal, Timestamp } from '../binary-row.js';
 import type { DataFieldSpec, FieldType } from './field-type.js';
 import { typeToString } from './field-type.js';
@@ -66,46 +67,19 @@ export function dataEngineConfig(): DataEngineConfig {
 }
 
 function privateTempDir(): string {
-  return join(config.tempDir, `paimon-data-${process.pid}`);
+  return join(config.tempDir, processTempDirName(TEMP_DIR_PREFIX));
 }
 
+const TEMP_DIR_PREFIX = 'paimon-data';
 let staleSwept = false;
-
-/**
- * Removes the temporary directories of processes that no longer run (a process killed in the
- * middle of a compaction leaves its spill files and partial local files there). A directory
- * whose pid is alive (or not ours to signal) is left alone.
- */
-function sweepStaleTempDirs(parent: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    const m = /^paimon-data-(\d+)$/.exec(n);
-    if (!m || Number(m[1]) === process.pid) continue;
-    try {
-      process.kill(Number(m[1]), 0);
-      continue; // alive
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') continue;
-    }
-    try {
-      rmSync(join(parent, n), { recursive: true, force: true });
-    } catch {
-      /* another process may be sweeping it too */
-    }
-  }
-}
 
 /** This process's private temporary directory (created on demand; the first call sweeps dead processes' ones). */
 export function dataTempDir(): string {
   const dir = privateTempDir();
   if (!staleSwept) {
     staleSwept = true;
-    sweepStaleTempDirs(config.tempDir);
+    // A process killed in the middle of a compaction leaves its spill and partial local files.
+    sweepDeadProcessDirs(config.tempDir, TEMP_DIR_PREFIX);
   }
   mkdirSync(dir, { recursive: true });
   return dir;
