@@ -24,7 +24,7 @@ import type { FileIO } from '../file-io.js';
 import type { DataFileMeta } from '../data-file-meta.js';
 import type { DataFieldSpec } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
-import { parseMemorySize } from '../data/data-file-layout.js';
+import { parseMemorySize } from '../core-options.js';
 import { AppendDataFileWriter } from '../data/parquet-writer.js';
 import { readValueRows } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
@@ -121,7 +121,7 @@ export interface AppendDvContext {
 
 export async function compactAppendBucket(i: AppendBucketInput): Promise<BucketCompactResult> {
   const minFileNum = Number(i.options['compaction.min.file-num'] ?? '5');
-  const openFileCost = parseMemorySize(i.options['source.split.open-file-cost'] ?? '4 mb');
+  const openFileCost = parseMemorySize(i.options['source.split.open-file-cost'] ?? '4 mb', 'source.split.open-file-cost');
   const small = smallFileSize(i.options, i.targetFileSize);
   const force = i.forceRewriteAll ?? false;
   const dv = i.dv ?? null;

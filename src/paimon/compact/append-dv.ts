@@ -30,7 +30,7 @@
 import type { FileIO } from '../file-io.js';
 import { PaimonError } from '../errors.js';
 import type { DataFileMeta } from '../data-file-meta.js';
-import { parseMemorySize } from '../data/data-file-layout.js';
+import { parseMemorySize } from '../core-options.js';
 import type { DeletionVectorBlob } from '../deletion-vector.js';
 import { encodeDeletionVectorsIndexFile, indexFilePath, readDeletionVectorsIndexFile, type DvIndexLocation } from '../deletion-vectors-index-file.js';
 import { DELETION_VECTORS_INDEX, type IndexFileMeta, type IndexManifestEntry } from '../index-manifest.js';
@@ -216,7 +216,7 @@ export async function unawareIndexChanges(
   options: Readonly<Record<string, string>>,
   dryRun: boolean,
 ): Promise<UnawareIndexChanges> {
-  const targetSize = parseMemorySize(options['deletion-vector.index-file.target-size'] ?? '2 mb');
+  const targetSize = parseMemorySize(options['deletion-vector.index-file.target-size'] ?? '2 mb', 'deletion-vector.index-file.target-size');
   const touched = new Map<string, IndexManifestEntry>();
   let applied = 0;
   for (const name of compacted) {

@@ -56,7 +56,7 @@ import { readKeyValues } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import { parseDataField, type DataFieldSpec, type FieldType } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
-import { parseMemorySize } from '../data/data-file-layout.js';
+import { parseMemorySize } from '../core-options.js';
 import { KeyValueDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
 import type { KeyValue } from '../data/internal-row.js';
 import { createMergeFunction } from './merge-function.js';
@@ -277,7 +277,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   if (groups.size === 0) return { ...empty, skippedReason: 'no data files match the partition and bucket filters' };
 
   const numLevels = options['num-levels'] !== undefined ? Number(options['num-levels']) : Number(options['num-sorted-run.compaction-trigger'] ?? '5') + 1;
-  const targetFileSize = parseMemorySize(options['target-file-size'] ?? (isPk ? '128 mb' : '256 mb'));
+  const targetFileSize = parseMemorySize(options['target-file-size'] ?? (isPk ? '128 mb' : '256 mb'), 'target-file-size');
   const forceAll = bool(options['compaction.force-rewrite-all-files']);
   const cmp = binaryKeyComparator(keyTypes);
   const sequenceFields = (options['sequence.field'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((name) => {
@@ -298,7 +298,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   // once; fewer buckets at once than asked when the budget cannot give each a useful share.
   const memory = compactionMemory(o.memoryBudgetBytes, Math.max(1, Math.min(o.concurrency, list.length)));
   const concurrency = memory.concurrency;
-  const blockSize = parseMemorySize(options['parquet.block.size'] ?? '128 mb');
+  const blockSize = parseMemorySize(options['parquet.block.size'] ?? '128 mb', 'parquet.block.size');
   let enginePromise: Promise<PrivateDataEngine> | null = null;
   const engine = (): Promise<PrivateDataEngine> => (enginePromise ??= openDataEngine({ memoryLimitBytes: memory.duckdbLimitBytes }));
   // Spill files of sections with more sorted runs than the budget lets the merge open at once.

@@ -36,7 +36,7 @@ import { SchemaManager } from '../schema-manager.js';
 import type { Snapshot } from '../snapshot.js';
 import { partitionSpec, type PartitionField } from '../partition-path.js';
 import { parseDataField, type DataFieldSpec } from '../data/field-type.js';
-import { parseMemorySize } from '../data/data-file-layout.js';
+import { parseMemorySize } from '../core-options.js';
 import { AppendDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
 import { readValueRows } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
@@ -250,7 +250,7 @@ export async function sortCompactTable(o: SortCompactOptions): Promise<SortCompa
   }
   if (groups.size === 0) return { ...empty, skippedReason: 'No data split to sort compact (no data files match the partition filter)' };
 
-  const targetFileSize = parseMemorySize(options['target-file-size'] ?? '256 mb');
+  const targetFileSize = parseMemorySize(options['target-file-size'] ?? '256 mb', 'target-file-size');
   const list = [...groups.values()];
   const res: SortCompactResult = { ...empty, partitions: list.length };
   for (const g of list) {

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PaimonError } from '../errors.js';
+import { parseMemorySize } from '../core-options.js';
 import { parseDataField, type DataFieldJson, type DataFieldSpec, type FieldType } from './field-type.js';
 import type { DataField } from '../data-types.js';
 
@@ -142,20 +143,7 @@ export function zstdLevel(options: Readonly<Record<string, string>>): number {
 /** `target-file-size`: 128 MiB for primary-key tables, 256 MiB for append tables. */
 export function targetFileSize(options: Readonly<Record<string, string>>, isPrimaryKey: boolean): number {
   const v = options['target-file-size'];
-  return v === undefined ? (isPrimaryKey ? 128 : 256) * 1024 * 1024 : parseMemorySize(v);
-}
-
-/** Paimon's `MemorySize.parse`: "128 mb", "256MB", "1gb", "1024" (bytes). */
-export function parseMemorySize(text: string): number {
-  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
-  if (!m) throw new PaimonError('INVALID_ARGUMENT', `"${text}" is not a memory size`);
-  const unit = m[2].toLowerCase();
-  const mult: Record<string, number> = {
-    '': 1, b: 1, bytes: 1, k: 1024, kb: 1024, kibibytes: 1024, m: 1024 ** 2, mb: 1024 ** 2, mebibytes: 1024 ** 2,
-    g: 1024 ** 3, gb: 1024 ** 3, gibibytes: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4, tebibytes: 1024 ** 4,
-  };
-  if (mult[unit] === undefined) throw new PaimonError('INVALID_ARGUMENT', `"${text}" has an unknown memory unit`);
-  return Number(m[1]) * mult[unit];
+  return v === undefined ? (isPrimaryKey ? 128 : 256) * 1024 * 1024 : parseMemorySize(v, 'target-file-size');
 }
 
 // ---------------------------------------------------------------------------------------

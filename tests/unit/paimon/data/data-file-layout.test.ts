@@ -10,10 +10,10 @@ import {
   fileCompressionForLevel,
   fileFormatForLevel,
   targetFileSize,
-  parseMemorySize,
   arrayElementFieldId,
   mapKeyFieldId,
 } from '../../../../src/paimon/data/data-file-layout.js';
+import { parseMemorySize } from '../../../../src/paimon/core-options.js';
 import { fieldIdsOption } from '../../../../src/paimon/data/duckdb-engine.js';
 import { parseFieldType, typeToString } from '../../../../src/paimon/data/field-type.js';
 
