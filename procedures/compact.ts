@@ -23,7 +23,7 @@
 import { PaimonError } from '../src/paimon/errors.js';
 import { parseDuration } from '../src/paimon/core-options.js';
 import { compactTable } from '../src/paimon/compact/compact-table.js';
-import { sortCompactTable, checkSortCompactable } from '../src/paimon/compact/sort-compaction.js';
+import { sortCompactTable, checkSortCompactable, type SortCompactResult } from '../src/paimon/compact/sort-compaction.js';
 import type { SortStrategy } from '../src/paimon/compact/sort-key.js';
 import { parsePartitionPredicate, parsePartitionsArgument, parseBucketsArgument } from '../src/paimon/compact/partition-predicate.js';
 import { SchemaManager } from '../src/paimon/schema-manager.js';
@@ -131,27 +131,7 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
       onProgress: (p) => ctx.progress({ phase: 'compact', done: p.bucketsDone, total: p.bucketsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
     }),
   );
-  return {
-    rows: [
-      {
-        result: true,
-        partitions_compacted: r.partitions,
-        buckets_compacted: r.buckets,
-        files_before: r.filesBefore,
-        files_after: r.filesAfter,
-        files_upgraded: r.filesUpgraded,
-        bytes_before: r.bytesBefore,
-        bytes_after: r.bytesAfter,
-        rows_read: r.rowsRead,
-        rows_written: r.rowsWritten,
-        snapshot_id: r.committedSnapshotId,
-        pinned_snapshot_id: r.baseSnapshotId,
-        dry_run: args.dry_run,
-        message: r.skippedReason,
-      },
-    ],
-    info: r.skippedReason ?? (args.dry_run ? 'dry run: nothing committed' : `committed snapshot ${r.committedSnapshotId}`),
-  };
+  return compactResult(args, r, r.buckets, r.filesUpgraded, `committed snapshot ${r.committedSnapshotId}`);
 }
 
 type ResolvedTable = Awaited<ReturnType<ProcedureContext['resolveTable']>>;
@@ -181,16 +161,21 @@ async function runSortCompact(
       onProgress: (p) => ctx.progress({ phase: 'sort', done: p.partitionsDone, total: p.partitionsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
     }),
   );
+  // An unaware-bucket table has one bucket (0) per partition; sort compaction upgrades nothing.
+  return compactResult(args, r, r.partitions, 0, `sort compaction (${strategy} by ${orderBy.join(', ')}): committed OVERWRITE snapshot ${r.committedSnapshotId}`);
+}
+
+/** The result row: Paimon's `result`, then what was compacted and committed. */
+function compactResult(args: CompactArgs, r: SortCompactResult, buckets: number, filesUpgraded: number, committed: string): ProcedureResult {
   return {
     rows: [
       {
         result: true,
         partitions_compacted: r.partitions,
-        // An unaware-bucket table has one bucket (0) per partition.
-        buckets_compacted: r.partitions,
+        buckets_compacted: buckets,
         files_before: r.filesBefore,
         files_after: r.filesAfter,
-        files_upgraded: 0,
+        files_upgraded: filesUpgraded,
         bytes_before: r.bytesBefore,
         bytes_after: r.bytesAfter,
         rows_read: r.rowsRead,
@@ -201,9 +186,7 @@ async function runSortCompact(
         message: r.skippedReason,
       },
     ],
-    info:
-      r.skippedReason ??
-      (args.dry_run ? 'dry run: nothing committed' : `sort compaction (${strategy} by ${orderBy.join(', ')}): committed OVERWRITE snapshot ${r.committedSnapshotId}`),
+    info: r.skippedReason ?? (args.dry_run ? 'dry run: nothing committed' : committed),
   };
 }
 
