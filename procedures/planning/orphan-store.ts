@@ -143,18 +143,12 @@ class MemoryMatcher {
   }
 }
 
-/**
- * The names the metadata reaches (with repeats): a Set up to `threshold`, then partitioned
- * temp files. `mark` everything, then hand the store to CandidateStore.match.
- */
-export class ReachableStore {
-  private set: Set<string> | null = new Set<string>();
-  private spill: PartitionedWriter | null = null;
-  /** Names handed to `mark` (with repeats). */
-  marked = 0;
+/** What both stores share: in memory up to `threshold` entries, then spilled to `space`. */
+abstract class SpillingStore {
+  protected spill: PartitionedWriter | null = null;
 
   constructor(
-    private readonly space: SpillSpace,
+    protected readonly space: SpillSpace,
     readonly threshold: number,
   ) {
     if (!Number.isInteger(threshold) || threshold < 1) throw new Error(`orphan memory threshold must be a positive integer, got ${threshold}`);
@@ -163,6 +157,17 @@ export class ReachableStore {
   get spilled(): boolean {
     return this.spill !== null;
   }
+}
+
+/**
+ * The names the metadata reaches (with repeats): a Set up to `threshold`, then partitioned
+ * temp files. `mark` everything, then hand the store to CandidateStore.match.
+ */
+export class ReachableStore extends SpillingStore {
+  private set: Set<string> | null = new Set<string>();
+  /** Names handed to `mark` (with repeats). */
+  marked = 0;
+
 
   /** Distinct names in memory (0 once spilled). */
   get inMemory(): number {
@@ -237,23 +242,12 @@ export interface CandidateStoreStats {
  * A set of candidate files: in memory up to `threshold`, then spilled. Add everything, then
  * `match` against a ReachableStore into a fresh store (this one is consumed).
  */
-export class CandidateStore {
+export class CandidateStore extends SpillingStore {
   private mem: CandidateArrays | null = new CandidateArrays();
-  private spill: PartitionedWriter | null = null;
   private matched = false;
   count = 0;
   readonly stats: CandidateStoreStats = { peakInMemory: 0, partitionsMatched: 0 };
 
-  constructor(
-    private readonly space: SpillSpace,
-    readonly threshold: number,
-  ) {
-    if (!Number.isInteger(threshold) || threshold < 1) throw new Error(`orphan memory threshold must be a positive integer, got ${threshold}`);
-  }
-
-  get spilled(): boolean {
-    return this.spill !== null;
-  }
 
   add(dir: number, name: string, size: number, area: number): void {
     if (this.matched) throw new Error('CandidateStore: add after match');

@@ -32,7 +32,7 @@ import type { BucketCompactResult } from './compact-table.js';
 import type { BinaryRow } from '../binary-row.js';
 import { DELETION_VECTORS_INDEX } from '../index-manifest.js';
 import { writeDeletionVectorsIndexFile, type DvIndexLocation } from '../deletion-vectors-index-file.js';
-import { compactionFileSize as smallFileSize, deleteRatioThreshold, packUnawareDv, pickBucketedFullDv, unawareIndexChanges, type AppendDv } from './append-dv.js';
+import { compactionFileSize as smallFileSize, deleteRatioThreshold, packInOrder, packUnawareDv, pickBucketedFullDv, unawareIndexChanges, type AppendDv } from './append-dv.js';
 
 export const FULL_COMPACT_MIN_FILE = 3;
 
@@ -74,20 +74,7 @@ export function pickBucketedMinor(files: readonly DataFileMeta[], targetFileSize
 /** Unaware-bucket append (`AppendCompactCoordinator` batch plan): groups of files to rewrite. */
 export function packUnaware(files: readonly DataFileMeta[], targetFileSize: number, minFileNum: number, openFileCost: number, compactionFileSize = Math.floor(targetFileSize / 10) * 7): DataFileMeta[][] {
   const small = files.filter((f) => Number(f.fileSize) < compactionFileSize).sort((a, b) => Number(a.fileSize - b.fileSize));
-  const out: DataFileMeta[][] = [];
-  let bin: DataFileMeta[] = [];
-  let size = 0;
-  for (const f of small) {
-    bin.push(f);
-    size += Number(f.fileSize) + openFileCost;
-    if (bin.length > 1 && size >= targetFileSize * 2) {
-      out.push(bin);
-      bin = [];
-      size = 0;
-    }
-  }
-  if (bin.length >= minFileNum) out.push(bin);
-  return out;
+  return packInOrder(small, targetFileSize, minFileNum, openFileCost);
 }
 
 export interface AppendBucketInput {

@@ -101,23 +101,32 @@ export function unawareCandidate(f: DataFileMeta, dv: DvInfo | undefined, o: Una
   return dv.cardinality === null || Number(dv.cardinality) > Number(f.rowCount) * o.deleteRatioThreshold;
 }
 
-/** The plain bin packing of `SubCoordinator.pack` (files sorted by size). */
-function packBySize(files: readonly DataFileMeta[], o: UnawareDvPlanOptions): DataFileMeta[][] {
-  const sorted = [...files].sort((a, b) => (a.fileSize < b.fileSize ? -1 : a.fileSize > b.fileSize ? 1 : a.fileName.localeCompare(b.fileName)));
+/**
+ * `SubCoordinator.pack` over files in the given order: a bin is emitted when it holds more than
+ * one file and its size (each file + the open-file cost) reaches twice the target; the remainder
+ * when it has at least `minFileNum` files.
+ */
+export function packInOrder(files: readonly DataFileMeta[], targetFileSize: number, minFileNum: number, openFileCost: number): DataFileMeta[][] {
   const out: DataFileMeta[][] = [];
   let bin: DataFileMeta[] = [];
   let size = 0;
-  for (const f of sorted) {
+  for (const f of files) {
     bin.push(f);
-    size += Number(f.fileSize) + o.openFileCost;
-    if (bin.length > 1 && size >= o.targetFileSize * 2) {
+    size += Number(f.fileSize) + openFileCost;
+    if (bin.length > 1 && size >= targetFileSize * 2) {
       out.push(bin);
       bin = [];
       size = 0;
     }
   }
-  if (bin.length >= o.minFileNum) out.push(bin);
+  if (bin.length >= minFileNum) out.push(bin);
   return out;
+}
+
+/** The plain bin packing of `SubCoordinator.pack` (files sorted by size). */
+function packBySize(files: readonly DataFileMeta[], o: UnawareDvPlanOptions): DataFileMeta[][] {
+  const sorted = [...files].sort((a, b) => (a.fileSize < b.fileSize ? -1 : a.fileSize > b.fileSize ? 1 : a.fileName.localeCompare(b.fileName)));
+  return packInOrder(sorted, o.targetFileSize, o.minFileNum, o.openFileCost);
 }
 
 /**
