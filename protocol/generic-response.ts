@@ -4,7 +4,7 @@
  */
 import { BufferReader, ProtocolError } from './buffer-reader.js';
 import { BufferWriter } from './buffer-writer.js';
-import { CLIENT_SESSION_TRACK, EOF_HEADER, ERR_HEADER, OK_HEADER, SERVER_SESSION_STATE_CHANGED } from './constants.js';
+import { CLIENT_DEPRECATE_EOF, CLIENT_SESSION_TRACK, EOF_HEADER, ERR_HEADER, OK_HEADER, SERVER_SESSION_STATE_CHANGED } from './constants.js';
 
 export interface OkPacket {
   affectedRows: bigint;
@@ -46,13 +46,11 @@ export function buildOk(capabilities: number, o: OkOptions = {}): Buffer {
     .u16((o.statusFlags ?? 0) & ~SERVER_SESSION_STATE_CHANGED)
     .u16(o.warnings ?? 0);
   const info = o.info ?? '';
-  if (capabilities & CLIENT_SESSION_TRACK) {
-    // Under SESSION_TRACK the info is string<lenenc>; writing it even when empty keeps
-    // readers that always read it (Connector/J) in step.
-    w.lenencString(info);
-  } else if (info.length > 0) {
-    w.string(info);
-  }
+  // The info is string<lenenc> whatever the client asked for: MySQL's and MariaDB's
+  // net_send_ok and Doris's MysqlOkPacket all write it so, and Connector/J reads it so even
+  // without CLIENT_SESSION_TRACK. Under SESSION_TRACK or DEPRECATE_EOF an empty info is still
+  // written (one 0x00), because Connector/J reads the field in those modes.
+  if (info.length > 0 || capabilities & (CLIENT_SESSION_TRACK | CLIENT_DEPRECATE_EOF)) w.lenencString(info);
   return w.finish();
 }
 
@@ -67,11 +65,16 @@ export function parseOk(payload: Buffer, capabilities: number): OkPacket {
   let info = '';
   let sessionState: Buffer | undefined;
   if (r.remaining > 0) {
-    if (capabilities & CLIENT_SESSION_TRACK) {
+    const start = r.offset;
+    try {
       info = r.lenencString();
-      if (statusFlags & SERVER_SESSION_STATE_CHANGED && r.remaining > 0) sessionState = r.lenencBytes() ?? undefined;
-    } else {
-      info = r.restString();
+      if (capabilities & CLIENT_SESSION_TRACK && statusFlags & SERVER_SESSION_STATE_CHANGED && r.remaining > 0) {
+        sessionState = r.lenencBytes() ?? undefined;
+      }
+    } catch (e) {
+      // A server that writes the info as string<EOF> (the documented form without SESSION_TRACK).
+      if (!(e instanceof ProtocolError) || capabilities & CLIENT_SESSION_TRACK) throw e;
+      info = payload.subarray(start).toString('utf8');
     }
   }
   return { affectedRows, lastInsertId, statusFlags, warnings, info, ...(sessionState ? { sessionState } : {}) };

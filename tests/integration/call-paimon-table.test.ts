@@ -89,6 +89,26 @@ describe('procedures on a Paimon Java table through the mariadb CLI and the call
     assert.deepEqual(await readRows(V, ours, 'interop', 't'), await readRows(V, java, 'interop', 't'));
   });
 
+  test('Connector/J reads the result, warnings and info text of real CALLs, plain and server-prepared', async () => {
+    const jar = process.env.CONNECTOR_J_JAR ?? join(ROOT, 'tests/integration/jdbc/lib/mysql-connector-j-8.4.0.jar');
+    const probe = join(ROOT, 'tests/integration/jdbc/JdbcProbe.java');
+    const url = `jdbc:mysql://127.0.0.1:${proxy.address.port}/interop?sslMode=DISABLED&useServerPrepStmts=true`;
+    const r = await run('java', ['-cp', jar, probe, url, 'root', '',
+      "CALL paimon.sys.rollback_to(table => 'interop.t', tag => 'tag_mid', dry_run => true)",
+      "CALL paimon.sys.expire_snapshots(table => 'interop.t', retain_max => 1, retain_min => 1, dry_run => true)",
+      '@prepared CALL paimon.sys.rollback_to(table => ?, tag => ?, dry_run => true)|interop.t|tag_mid',
+      'SHOW DATABASES']);
+    assert.equal(r.code, 0, r.stderr);
+    const blocks = r.stdout.split(/^> /m);
+    for (const b of blocks.filter((x) => /^(prepared )?CALL/.test(x))) assert.doesNotMatch(b, /^ERR/m, r.stdout);
+    const rollback = blocks.find((b) => b.startsWith('CALL paimon.sys.rollback_to'))!;
+    const prepared = blocks.find((b) => b.startsWith('prepared CALL paimon.sys.rollback_to'))!;
+    assert.match(rollback, /COLUMNS\tprevious_snapshot_id:BIGINT/);
+    assert.equal(prepared.slice(prepared.indexOf('\n')), rollback.slice(rollback.indexOf('\n')));
+    assert.match(blocks.find((b) => b.startsWith('CALL paimon.sys.expire_snapshots'))!, /COLUMNS\tdeleted_snapshots_count:INT/);
+    assert.match(r.stdout, /ROW\tinterop/);
+  });
+
   test('rollback_to a tag with the call command (JSON) ends like Paimon Java', async () => {
     await paimon(V, 'rollback', java, 'interop', 't', 'tag:tag_mid');
     const r = await run(process.execPath, [

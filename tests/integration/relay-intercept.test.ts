@@ -96,6 +96,23 @@ describe('relay: intercepted CALL', () => {
     assert.match(blocks[1], /ROW\tsales\.orders\t77\tnull/);
   });
 
+  test('Connector/J reads a CALL whose final OK carries an info text, plain and server-prepared', async () => {
+    const jar = process.env.CONNECTOR_J_JAR;
+    if (!jar) throw new Error('CONNECTOR_J_JAR is not set: run through tests/run.sh');
+    const db = mariadb();
+    const probe = new URL('./jdbc/JdbcProbe.java', import.meta.url).pathname;
+    const url = `jdbc:mysql://127.0.0.1:${proxy.address.port}/proxytest?sslMode=DISABLED&useServerPrepStmts=true`;
+    const r = await run('java', ['-cp', jar, probe, url, db.user, db.password,
+      "CALL paimon.sys.test_echo(table => 'sales.orders', n => 5, info => 'would echo sales.orders')",
+      "@prepared CALL paimon.sys.test_echo(table => ?, n => ?, info => ?)|sales.orders|6|would echo again",
+      'SELECT 1 AS after_call'], { timeoutMs: 120_000 });
+    assert.equal(r.code, 0, r.stderr);
+    for (const b of r.stdout.split(/^> /m).filter((x) => /^(prepared )?CALL/.test(x))) assert.doesNotMatch(b, /^ERR/m, r.stdout);
+    assert.match(r.stdout, /ROW\tsales\.orders\t5\tnull/);
+    assert.match(r.stdout, /ROW\tsales\.orders\t6\tnull/);
+    assert.match(r.stdout, /COLUMNS\tafter_call:\w+\nROW\t1/);
+  });
+
   test('the mariadb CLI shows the intercepted result set', async () => {
     const db = mariadb();
     const r = await run('mariadb', ['--no-defaults', '-h127.0.0.1', `-P${proxy.address.port}`, `-u${db.user}`, `-p${db.password}`, 'proxytest', '--batch', '-e', "CALL paimon.sys.test_echo('ops.events', 9); SELECT 'after' AS x"], { timeoutMs: 30_000 });

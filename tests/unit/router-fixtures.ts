@@ -23,6 +23,7 @@ export const echoProcedure = defineProcedure({
     { name: 'table', type: 'string', required: true, description: 'db.table' },
     { name: 'n', type: 'bigint', description: 'a number' },
     { name: 'sleep_ms', type: 'int', default: 0, description: 'wait this long, watching the abort signal' },
+    { name: 'info', type: 'string', description: "the final OK's info text" },
   ],
   resultColumns: [
     { name: 'identifier', type: 'string', description: 'resolved table' },
@@ -39,7 +40,10 @@ export const echoProcedure = defineProcedure({
       await new Promise((r) => setTimeout(r, 5));
     }
     ctx.warn('echo warning');
-    return { rows: [{ identifier: t.identifier, n: args.n, caller_db: ctx.caller.currentDatabase }] };
+    return {
+      rows: [{ identifier: t.identifier, n: args.n, caller_db: ctx.caller.currentDatabase }],
+      ...(args.info !== null && args.info !== undefined ? { info: args.info } : {}),
+    };
   },
 });
 

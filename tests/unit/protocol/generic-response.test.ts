@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildEof, buildErr, buildOk, parseEof, parseErr, parseOk, isEofPacket, isOkPacket } from '../../../protocol/generic-response.js';
-import { CLIENT_PROTOCOL_41, CLIENT_SESSION_TRACK, SERVER_STATUS_AUTOCOMMIT } from '../../../protocol/constants.js';
+import { CLIENT_DEPRECATE_EOF, CLIENT_PROTOCOL_41, CLIENT_SESSION_TRACK, SERVER_STATUS_AUTOCOMMIT } from '../../../protocol/constants.js';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 
@@ -27,15 +27,26 @@ describe('OK / ERR / EOF', () => {
     assert.ok(!isEofPacket(Buffer.concat([hex('fe'), Buffer.alloc(9)])));
   });
 
-  test('OK info is string<lenenc> with SESSION_TRACK and string<EOF> without', () => {
+  test('OK info is string<lenenc> with and without SESSION_TRACK, as MySQL, MariaDB and Doris write it', () => {
     const a = buildOk(CLIENT_PROTOCOL_41 | CLIENT_SESSION_TRACK, { affectedRows: 300, info: 'Rows matched: 1' });
     assert.deepEqual([...a.subarray(0, 4)], [0x00, 0xfc, 0x2c, 0x01]);
     assert.equal(a[a.length - 16], 15);
     assert.equal(parseOk(a, CLIENT_SESSION_TRACK).info, 'Rows matched: 1');
+    // Connector/J reads the info as string<lenenc> even when it did not set CLIENT_SESSION_TRACK.
     const b = buildOk(CLIENT_PROTOCOL_41, { info: 'hi' });
-    assert.equal(b.subarray(7).toString(), 'hi');
+    assert.deepEqual([...b.subarray(7)], [2, 0x68, 0x69]);
     assert.equal(parseOk(b, 0).info, 'hi');
     assert.ok(isOkPacket(b));
+    // An empty info is left out, unless the client reads the field (SESSION_TRACK, DEPRECATE_EOF).
+    assert.equal(buildOk(CLIENT_PROTOCOL_41).length, 7);
+    assert.deepEqual([...buildOk(CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF).subarray(7)], [0]);
+    assert.deepEqual([...buildOk(CLIENT_PROTOCOL_41 | CLIENT_SESSION_TRACK).subarray(7)], [0]);
+  });
+
+  test('an upstream OK whose info is string<EOF> is still read', () => {
+    const plain = Buffer.concat([hex('00 00 00 02 00 00 00'), Buffer.from('Rows matched: 1')]);
+    assert.equal(parseOk(plain, CLIENT_PROTOCOL_41).info, 'Rows matched: 1');
+    assert.equal(parseOk(plain, CLIENT_PROTOCOL_41).statusFlags, 2);
   });
 
   test('the 0xFE-headed OK used as a terminator under DEPRECATE_EOF', () => {
