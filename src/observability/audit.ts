@@ -88,7 +88,7 @@ export class FileAuditSink implements AuditSink {
   write(record: AuditRecord): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`audit file ${this.path} is closed`));
     if (this.failure) return Promise.reject(this.failure);
-    const line = JSON.stringify(maskRecord(record)) + '\n';
+    const line = JSON.stringify(maskRecord(record), bigintJson) + '\n';
     return new Promise((resolve, reject) => {
       this.stream.write(line, (err) => (err ? reject(err) : resolve()));
     });
@@ -216,6 +216,7 @@ export class MysqlAuditSink implements AuditSink {
   }
 }
 
+/** 64-bit arguments (snapshot ids, sequence numbers) as their exact decimal digits. */
 function bigintJson(_k: string, v: unknown): unknown {
   return typeof v === 'bigint' ? v.toString() : v;
 }

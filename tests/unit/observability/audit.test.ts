@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { FileAuditSink, MultiAuditSink, runAudited, outcomeOf, type AuditRecord, type AuditSink } from '../../../src/observability/audit.js';
 import { ProcedureError, CallTimeoutReason, abortError } from '../../../procedures/errors.js';
+import { builtinProcedures } from '../../../procedures/index.js';
+import type { ParamType } from '../../../procedures/signature.js';
 
 const dir = mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), 'audit-unit-'));
 const SECRET = 'pp-test-secret-audit-unit-1';
@@ -105,4 +107,26 @@ test('MultiAuditSink keeps writing to healthy sinks and rejects only if all fail
   await runAudited(multi, start(), async () => 1);
   assert.equal(good.records.length, 1);
   await assert.rejects(new MultiAuditSink([bad]).write(good.records[0]!), /no audit sink/);
+});
+
+describe('FileAuditSink and every procedure\'s argument kinds', () => {
+  const sample: Record<ParamType, unknown> = { string: 'sales.orders', int: 7, bigint: 9223372036854775807n, boolean: true, double: 0.5 };
+  for (const def of builtinProcedures) {
+    test(`a CALL of ${def.name} with every parameter bound leaves exactly one record`, async () => {
+      const path = join(dir, `kinds-${def.name}.jsonl`);
+      const sink = new FileAuditSink(path);
+      const args = Object.fromEntries(def.params.map((p) => [p.name, sample[p.type]]));
+      await runAudited(sink, start({ procedure: def.name, arguments: args }), async () => 1);
+      await sink.close();
+      const lines = readFileSync(path, 'utf8').trim().split('\n');
+      assert.equal(lines.length, 1);
+      const rec = JSON.parse(lines[0]!) as AuditRecord;
+      assert.equal(rec.procedure, def.name);
+      for (const p of def.params) {
+        // 64-bit values keep every digit (as a decimal string); the rest are JSON as they were.
+        const want = p.type === 'bigint' ? '9223372036854775807' : sample[p.type];
+        assert.deepEqual(rec.arguments[p.name], want, `${def.name}.${p.name}`);
+      }
+    });
+  }
 });
