@@ -123,6 +123,14 @@ async function cleanTable(
     const scan = await scanOrphanFiles(opts);
     try {
       ctx.throwIfAborted();
+      const linked = scan.linkedDirectories;
+      if (linked.count > 0) {
+        const shown = linked.paths.map((p) => relativeTo(t.location, p)).join(', ');
+        ctx.warn(
+          `remove_orphan_files on ${t.identifier}: ${linked.count} symbolic link(s) to directories not followed; ` +
+            `nothing behind them was listed or deleted: ${shown}${linked.count > linked.paths.length ? ', ...' : ''}`,
+        );
+      }
       const newRefs = await recheckOrphans(opts, scan);
       if (newRefs > 0) ctx.logger.info({ table: t.identifier, newRefs }, 'remove_orphan_files: metadata appeared after the scan; its files are kept');
       ctx.logger.info(
@@ -248,3 +256,9 @@ export const removeOrphanFiles = defineProcedure({
   destructive: true,
   run: (args, ctx) => runRemoveOrphanFiles(args, ctx),
 });
+
+/** A path inside the table as the user sees it (relative to the table directory). */
+function relativeTo(root: string, path: string): string {
+  const base = root.endsWith('/') ? root : `${root}/`;
+  return path.startsWith(base) ? path.slice(base.length) : path;
+}

@@ -31,7 +31,7 @@ import {
   type OrphanLayout,
 } from '../../src/paimon/maintenance/orphan-files.js';
 import type { MaintenanceReader } from '../../src/paimon/maintenance/types.js';
-import { listCandidates } from './orphan-listing.js';
+import { listCandidates, type LinkedDirectories } from './orphan-listing.js';
 import { markReachable, type ReachStats } from './orphan-reachable.js';
 import { SpillSpace } from './orphan-spill.js';
 import { CandidateStore, DirTable, ReachableStore } from './orphan-store.js';
@@ -75,6 +75,8 @@ export interface OrphanScan {
   reach: ReachStats;
   /** Directories and entries listed. */
   listing: { directoriesListed: number; entriesSeen: number };
+  /** Directories not listed because they are (or lie below) a symbolic link. */
+  linkedDirectories: LinkedDirectories;
   /** Whether anything went to temp files. */
   spilled: boolean;
   /** Most candidates held in memory at once. */
@@ -218,6 +220,7 @@ export async function scanOrphanFiles(opts: OrphanCleanOptions): Promise<OrphanS
       seenManifests,
       reach,
       listing: { directoriesListed: listing.directoriesListed, entriesSeen: listing.entriesSeen },
+      linkedDirectories: listing.linkedDirectories,
       spilled: spilled || orphans.spilled,
       peakInMemory: Math.max(candidates.stats.peakInMemory, orphans.stats.peakInMemory, peakReach),
     };

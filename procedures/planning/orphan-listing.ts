@@ -9,6 +9,12 @@
  * a managed blob pack. Candidates go straight into the store (nothing else is kept per file);
  * directories are walked as they are discovered, so the listing of a wide table starts
  * deleting nothing and holds only the queue of directories still to list.
+ *
+ * Symbolic links to directories are never followed (a link inside the table may point
+ * anywhere, and Paimon's rules say nothing about what lies behind it): a linked directory met
+ * in the walk, or a table sub-directory that is a link or lies below one, is not listed and is
+ * reported in `linkedDirectories`. A link to a file is a file like any other (deleting it
+ * removes the link, never its target).
  */
 import type { FileIO, FileStatus, FileStatusBatch } from '../../src/paimon/file-io.js';
 import { branchRoot, MANAGED_BLOB_SUFFIX, type OrphanLayout } from '../../src/paimon/maintenance/orphan-files.js';
@@ -26,6 +32,18 @@ export interface ListingProgress {
   directoriesListed: number;
   entriesSeen: number;
   candidates: number;
+}
+
+/** Directories left unlisted because they are, or lie below, a symbolic link (at most LINKED_KEPT paths). */
+export interface LinkedDirectories {
+  count: number;
+  paths: string[];
+}
+
+const LINKED_KEPT = 20;
+
+export interface ListingResult extends ListingProgress {
+  linkedDirectories: LinkedDirectories;
 }
 
 export interface ListCandidatesOptions {
@@ -49,19 +67,53 @@ function accepts(area: CandidateArea, n: string): boolean {
   return !n.endsWith(MANAGED_BLOB_SUFFIX);
 }
 
+/**
+ * Whether `dir` is a symbolic link or lies below one, looking at each component below `root`
+ * (the table directory, which itself may be reached through links the operator set up).
+ */
+async function belowLink(fileIO: FileIO, root: string, dir: string): Promise<boolean> {
+  const base = root.endsWith('/') ? root : `${root}/`;
+  if (!dir.startsWith(base)) return false;
+  let at = root;
+  for (const part of dir.slice(base.length).split('/')) {
+    if (part === '') continue;
+    at = join(at, part);
+    const st = await fileIO.getStatus(at);
+    if (st === null) return false;
+    if (st.isSymlink) return true;
+  }
+  return false;
+}
+
 /** List every candidate into `opts.store`. */
-export async function listCandidates(opts: ListCandidatesOptions): Promise<ListingProgress> {
+export async function listCandidates(opts: ListCandidatesOptions): Promise<ListingResult> {
   const { fileIO, layout, store, dirs, olderThanMillis } = opts;
-  const queue: ListTask[] = [];
+  const linked: LinkedDirectories = { count: 0, paths: [] };
+  // A table sub-directory that is a link is met twice: as a fixed root and in the walk of the table root.
+  const linkedSeen = new Set<string>();
+  const skipLinked = (path: string): void => {
+    if (linkedSeen.has(path)) return;
+    linkedSeen.add(path);
+    linked.count++;
+    if (linked.paths.length < LINKED_KEPT) linked.paths.push(path);
+  };
+  const fixed: ListTask[] = [];
   for (const b of opts.branches) {
     const root = branchRoot(layout.tableRoot, b);
-    queue.push({ dir: join(root, 'snapshot'), walk: null, area: 'snapshot_dir' });
-    queue.push({ dir: join(root, 'changelog'), walk: null, area: 'changelog_dir' });
+    fixed.push({ dir: join(root, 'snapshot'), walk: null, area: 'snapshot_dir' });
+    fixed.push({ dir: join(root, 'changelog'), walk: null, area: 'changelog_dir' });
   }
-  queue.push({ dir: join(layout.tableRoot, 'manifest'), walk: null, area: 'manifest' });
-  queue.push({ dir: join(layout.tableRoot, 'index'), walk: null, area: 'index' });
-  queue.push({ dir: join(layout.tableRoot, 'statistics'), walk: null, area: 'statistics' });
-  for (const root of [layout.dataRoot, ...layout.externalPaths]) queue.push({ dir: root, walk: layout.partitionKeyCount, area: 'data' });
+  fixed.push({ dir: join(layout.tableRoot, 'manifest'), walk: null, area: 'manifest' });
+  fixed.push({ dir: join(layout.tableRoot, 'index'), walk: null, area: 'index' });
+  fixed.push({ dir: join(layout.tableRoot, 'statistics'), walk: null, area: 'statistics' });
+  fixed.push({ dir: layout.dataRoot, walk: layout.partitionKeyCount, area: 'data' });
+  const queue: ListTask[] = [];
+  for (const t of fixed) {
+    if (fileIO.isObjectStore || !(await belowLink(fileIO, layout.tableRoot, t.dir))) queue.push(t);
+    else skipLinked(t.dir);
+  }
+  // External data paths are configured by the table's owner to lie elsewhere: listed as given.
+  for (const root of layout.externalPaths) queue.push({ dir: root, walk: layout.partitionKeyCount, area: 'data' });
   // Directories are taken from the end: a depth-first walk keeps the queue short.
   queue.reverse();
 
@@ -88,12 +140,13 @@ export async function listCandidates(opts: ListCandidatesOptions): Promise<Listi
     let dirIndex = -1;
     for await (const b of batches) {
       opts.checkAbort?.();
-      const { names, sizes, modificationTimes: mtimes, isDir } = b;
+      const { names, sizes, modificationTimes: mtimes, isDir, isLink } = b;
       for (let i = 0; i < names.length; i++) {
         progress.entriesSeen++;
         const n = names[i]!;
         if (isDir[i] === 1) {
-          if (t.walk !== null) subdir(t, join(t.dir, n), n);
+          if (isLink?.[i] === 1) skipLinked(join(t.dir, n));
+          else if (t.walk !== null) subdir(t, join(t.dir, n), n);
           continue;
         }
         if (t.walk !== null || mtimes[i]! >= olderThanMillis || !accepts(t.area, n)) continue;
@@ -113,7 +166,8 @@ export async function listCandidates(opts: ListCandidatesOptions): Promise<Listi
     if (t.walk !== null) {
       for await (const st of fileIO.list(t.dir)) {
         progress.entriesSeen++;
-        if (st.isDir) subdir(t, st.path, baseName(st.path));
+        if (st.isDir && st.isSymlink) skipLinked(st.path);
+        else if (st.isDir) subdir(t, st.path, baseName(st.path));
       }
       return;
     }
@@ -125,6 +179,7 @@ export async function listCandidates(opts: ListCandidatesOptions): Promise<Listi
       progress.entriesSeen++;
       if ((progress.entriesSeen & 4095) === 0) opts.checkAbort?.();
       report();
+      if (st.isDir && st.isSymlink) skipLinked(st.path);
       if (!isOldFile(st, olderThanMillis)) continue;
       const n = baseName(st.path);
       if (!accepts(t.area, n)) continue;
@@ -176,7 +231,7 @@ export async function listCandidates(opts: ListCandidatesOptions): Promise<Listi
   await Promise.all(Array.from({ length: n }, worker));
   if (failure !== null) throw (failure as { error: unknown }).error;
   opts.onProgress?.({ ...progress });
-  return progress;
+  return { ...progress, linkedDirectories: linked };
 }
 
 function isOldFile(st: FileStatus, olderThanMillis: number): boolean {

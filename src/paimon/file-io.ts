@@ -14,6 +14,12 @@ export interface FileStatus {
   /** Last modification time, epoch milliseconds. */
   modificationTime: number;
   isDir: boolean;
+  /**
+   * A symbolic link (local file systems): `isDir`, `size` and `modificationTime` describe its
+   * target (or the link itself when the target is missing). Walks never descend into a linked
+   * directory, so nothing outside the listed tree is reached through one.
+   */
+  isSymlink?: boolean;
 }
 
 /** Entries of one directory as parallel arrays (FileIO.listBatches); a path is `join(dir, names[i])`. */
@@ -24,6 +30,8 @@ export interface FileStatusBatch {
   modificationTimes: ArrayLike<number>;
   /** 1 for a directory. */
   isDir: ArrayLike<number>;
+  /** 1 for a symbolic link (see FileStatus.isSymlink); absent where the store has none. */
+  isLink?: ArrayLike<number>;
 }
 
 export interface FileIO {

@@ -9,7 +9,7 @@
  * lock plus a rename that would silently replace the target).
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, constants as fsConstants, fstatSync, openSync, promises as fsp, readSync, statSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fsp, readSync, statSync, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { Readable } from 'node:stream';
 import { PaimonError } from './errors.js';
@@ -227,8 +227,11 @@ export class LocalFileIO implements FileIO {
   async getStatus(path: string): Promise<FileStatus | null> {
     try {
       // stat(2) on a local disk takes microseconds; see readFile for why not the promise API.
-      const st = statSync(this.toLocal(path));
-      return { path, size: st.size, modificationTime: Math.floor(st.mtimeMs), isDir: st.isDirectory() };
+      const local = this.toLocal(path);
+      const l = lstatSync(local);
+      if (!l.isSymbolicLink()) return { path, size: l.size, modificationTime: Math.floor(l.mtimeMs), isDir: l.isDirectory() };
+      const st = targetStat(local) ?? l;
+      return { path, size: st.size, modificationTime: Math.floor(st.mtimeMs), isDir: st.isDirectory(), isSymlink: true };
     } catch (e) {
       if (errCode(e) === 'ENOENT' || errCode(e) === 'ENOTDIR') return null;
       throw this.wrap(e, 'stat', path);
@@ -264,14 +267,17 @@ export class LocalFileIO implements FileIO {
         if (ent === null) return;
         if (++n % LIST_BATCH === 0) await new Promise<void>((r) => setImmediate(r));
         const child = join(dir, ent.name);
-        let st: import('node:fs').Stats;
+        const link = ent.isSymbolicLink();
+        let st: Stats;
         try {
-          st = statSync(prefix + ent.name);
+          st = link ? (targetStat(prefix + ent.name) ?? lstatSync(prefix + ent.name)) : statSync(prefix + ent.name);
         } catch (e) {
           if (errCode(e) === 'ENOENT') continue; // deleted while listing
           throw this.wrap(e, 'stat', child);
         }
-        yield { path: child, size: st.size, modificationTime: Math.floor(st.mtimeMs), isDir: st.isDirectory() };
+        const status: FileStatus = { path: child, size: st.size, modificationTime: Math.floor(st.mtimeMs), isDir: st.isDirectory() };
+        if (link) status.isSymlink = true;
+        yield status;
       }
     } finally {
       handle.closeSync();
@@ -290,6 +296,7 @@ export class LocalFileIO implements FileIO {
 
   async *listRecursive(dir: string): AsyncIterable<FileStatus> {
     for await (const st of this.list(dir)) {
+      if (st.isDir && st.isSymlink) continue; // never walk out of the tree through a link
       if (st.isDir) yield* this.listRecursive(st.path);
       else yield st;
     }
@@ -395,4 +402,14 @@ export class LocalFileIO implements FileIO {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The status of a link's target; null when the target is missing (a dangling link). */
+function targetStat(local: string): Stats | null {
+  try {
+    return statSync(local);
+  } catch (e) {
+    if (errCode(e) === 'ENOENT' || errCode(e) === 'ENOTDIR' || errCode(e) === 'ELOOP') return null;
+    throw e;
+  }
 }

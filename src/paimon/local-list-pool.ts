@@ -1,7 +1,7 @@
 /**
  * Directory listings on worker threads, for LocalFileIO.listBatches: each worker reads a
  * directory with synchronous readdir and stat calls and posts the entries back in batches of
- * parallel arrays (names, sizes, modification times, directory flags). Listing a table of
+ * parallel arrays (names, sizes, modification times, directory and symbolic-link flags). Listing a table of
  * millions of files is mostly stat(2) calls; on worker threads they run beside the main
  * thread's work (and get their own share of a busy machine's CPUs) instead of in turn with it.
  *
@@ -25,10 +25,12 @@ export interface RawListBatch {
   sizes: Float64Array;
   modificationTimes: Float64Array;
   isDir: Uint8Array;
+  /** 1 for a symbolic link; the other arrays then describe its target (the link when dangling). */
+  isLink: Uint8Array;
 }
 
 type WorkerMessage =
-  | { id: number; type: 'batch'; names: string[]; sizes: Float64Array; mtimes: Float64Array; isDir: Uint8Array }
+  | { id: number; type: 'batch'; names: string[]; sizes: Float64Array; mtimes: Float64Array; isDir: Uint8Array; isLink: Uint8Array }
   | { id: number; type: 'end' }
   | { id: number; type: 'error'; code?: string; message: string };
 
@@ -53,23 +55,27 @@ function pump(id) {
     const sizes = new Float64Array(BATCH);
     const mtimes = new Float64Array(BATCH);
     const isDir = new Uint8Array(BATCH);
+    const isLink = new Uint8Array(BATCH);
     let end = false;
     try {
       while (names.length < BATCH) {
         const ent = j.dir.readSync();
         if (ent === null) { end = true; break; }
         let st;
+        const link = ent.isSymbolicLink();
         try {
           st = fs.statSync(j.prefix + ent.name);
         } catch (e) {
-          if (e && e.code === 'ENOENT') continue;
-          throw e;
+          if (!e || e.code !== 'ENOENT') throw e;
+          if (!link) continue;
+          try { st = fs.lstatSync(j.prefix + ent.name); } catch (e2) { if (e2 && e2.code === 'ENOENT') continue; throw e2; }
         }
         const k = names.length;
         names.push(ent.name);
         sizes[k] = st.size;
         mtimes[k] = Math.floor(st.mtimeMs);
         isDir[k] = st.isDirectory() ? 1 : 0;
+        isLink[k] = link ? 1 : 0;
       }
     } catch (e) {
       close(id, j);
@@ -78,7 +84,7 @@ function pump(id) {
     }
     if (names.length > 0) {
       j.credits--;
-      parentPort.postMessage({ id, type: 'batch', names, sizes, mtimes, isDir }, [sizes.buffer, mtimes.buffer, isDir.buffer]);
+      parentPort.postMessage({ id, type: 'batch', names, sizes, mtimes, isDir, isLink }, [sizes.buffer, mtimes.buffer, isDir.buffer, isLink.buffer]);
     }
     if (end) {
       close(id, j);
@@ -175,7 +181,13 @@ class LocalListPool {
         if (m.type === 'batch') {
           slot.worker.postMessage({ type: 'credit', id });
           const n = m.names.length;
-          yield { names: m.names, sizes: m.sizes.subarray(0, n), modificationTimes: m.mtimes.subarray(0, n), isDir: m.isDir.subarray(0, n) };
+          yield {
+            names: m.names,
+            sizes: m.sizes.subarray(0, n),
+            modificationTimes: m.mtimes.subarray(0, n),
+            isDir: m.isDir.subarray(0, n),
+            isLink: m.isLink.subarray(0, n),
+          };
         } else if (m.type === 'end') {
           finished = true;
           return;
