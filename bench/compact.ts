@@ -46,7 +46,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSy
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LocalFileIO } from '../src/paimon/local-file-io.js';
+import { LocalFileIO } from '../src/paimon/fs/local-file-io.js';
 import { compactTable } from '../src/paimon/compact/compact-table.js';
 import { closeDataEngine } from '../src/paimon/data/duckdb-engine.js';
 import { PaimonJava, parseJson } from '../tests/interop/peers.js';

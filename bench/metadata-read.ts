@@ -40,14 +40,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { LocalFileIO } from '../src/paimon/local-file-io.js';
-import { FileStoreCommit } from '../src/paimon/file-store-commit.js';
-import { binaryFieldTypeFromSql, toBinaryRow } from '../src/paimon/binary-row.js';
-import { toSimpleStats } from '../src/paimon/simple-stats.js';
-import { newAppendFileMeta } from '../src/paimon/data-file-meta.js';
-import type { ManifestEntry } from '../src/paimon/manifest-entry.js';
-import type { ManifestFileMeta } from '../src/paimon/manifest-file-meta.js';
-import type { Snapshot } from '../src/paimon/snapshot.js';
+import { LocalFileIO } from '../src/paimon/fs/local-file-io.js';
+import { FileStoreCommit } from '../src/paimon/table/file-store-commit.js';
+import { binaryFieldTypeFromSql, toBinaryRow } from '../src/paimon/spec/binary-row.js';
+import { toSimpleStats } from '../src/paimon/spec/simple-stats.js';
+import { newAppendFileMeta } from '../src/paimon/spec/data-file-meta.js';
+import type { ManifestEntry } from '../src/paimon/spec/manifest-entry.js';
+import type { ManifestFileMeta } from '../src/paimon/spec/manifest-file-meta.js';
+import type { Snapshot } from '../src/paimon/spec/snapshot.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i + 1 < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1]);

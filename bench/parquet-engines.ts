@@ -63,11 +63,11 @@ const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().
 const sample = () => { peak = Math.max(peak, process.memoryUsage().rss); };
 
 async function runDuckDB(dir: string): Promise<Result> {
-  const { LocalFileIO } = await import('../src/paimon/local-file-io.js');
+  const { LocalFileIO } = await import('../src/paimon/fs/local-file-io.js');
   const { KeyValueDataFileWriter } = await import('../src/paimon/data/parquet-writer.js');
   const { readKeyValues } = await import('../src/paimon/data/parquet-reader.js');
   const { closeDataEngine } = await import('../src/paimon/data/duckdb-engine.js');
-  const { Decimal } = await import('../src/paimon/binary-row.js');
+  const { Decimal } = await import('../src/paimon/spec/binary-row.js');
   void Decimal;
   const io = new LocalFileIO();
   const schema = {

@@ -39,9 +39,9 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, utim
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseJson } from '../src/paimon/json.js';
-import { expireSnapshots } from '../procedures/expire-snapshots.js';
-import { removeOrphanFiles } from '../procedures/remove-orphan-files.js';
+import { parseJson } from '../src/paimon/spec/json.js';
+import { expireSnapshots } from '../procedures/snapshots/expire-snapshots.js';
+import { removeOrphanFiles } from '../procedures/files/remove-orphan-files.js';
 import { callNamed, copyWarehouse, executorFor, firstRow, listTree, tempDir } from '../tests/interop/procedures-support.js';
 
 const SELF = resolve(import.meta.filename);

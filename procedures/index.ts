@@ -5,14 +5,14 @@
  * need runtime services (the job procedures need the JobManager) are passed to
  * createDefaultRegistry by the code that owns those services.
  */
-import type { ParamSpec } from './signature.js';
-import { ProcedureRegistry, type ProcedureDefinition } from './registry.js';
-import { expireSnapshots } from './expire-snapshots.js';
-import { rollback, rollbackTo } from './rollback-to.js';
-import { rollbackToTimestamp } from './rollback-to-timestamp.js';
-import { removeOrphanFiles } from './remove-orphan-files.js';
-import { rollbackToAsLatest } from './rollback-to-as-latest.js';
-import { compact } from './compact.js';
+import type { ParamSpec } from './framework/signature.js';
+import { ProcedureRegistry, type ProcedureDefinition } from './framework/registry.js';
+import { expireSnapshots } from './snapshots/expire-snapshots.js';
+import { rollback, rollbackTo } from './snapshots/rollback-to.js';
+import { rollbackToTimestamp } from './snapshots/rollback-to-timestamp.js';
+import { removeOrphanFiles } from './files/remove-orphan-files.js';
+import { rollbackToAsLatest } from './snapshots/rollback-to-as-latest.js';
+import { compact } from './compaction/compact.js';
 
 export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [
   expireSnapshots,

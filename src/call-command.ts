@@ -9,14 +9,14 @@
 import { maskText } from './security/masking.js';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { ProcedureExecutor, type CallOutcome } from '../procedures/executor.js';
+import { ProcedureExecutor, type CallOutcome } from '../procedures/framework/executor.js';
 import { createDefaultRegistry } from '../procedures/index.js';
-import type { ProcedureRegistry } from '../procedures/registry.js';
-import type { CallerInfo } from '../procedures/context.js';
-import { parseCall, ParseError } from './call-parser.js';
+import type { ProcedureRegistry } from '../procedures/framework/registry.js';
+import type { CallerInfo } from '../procedures/framework/context.js';
+import { parseCall, ParseError } from './router/call-parser.js';
 import { buildCatalogs } from './catalogs.js';
 import type { ProxyConfig } from './config-schema.js';
-import type { ColumnSpec, LocalReply, TextRow, Warning } from './route.js';
+import type { ColumnSpec, LocalReply, TextRow, Warning } from './router/route.js';
 
 export interface CallCommandIO {
   stdout: (s: string) => void;

@@ -1,18 +1,18 @@
 /**
  * The Paimon catalogs a proxy serves, built from `ProxyConfig.catalogs`. Each becomes a
- * ProcedureCatalog (procedures/catalog.ts), the port through which procedures reach tables.
+ * ProcedureCatalog (procedures/framework/catalog.ts), the port through which procedures reach tables.
  *
  * Filesystem catalogs follow Paimon's `FileSystemCatalog` layout: a database is the directory
  * `<warehouse>/<db>.db`, a table is a directory below it that has at least one schema file
  * (`<table>/schema/schema-<id>`), as `FileSystemCatalog.tableExists` decides.
  */
 import type { CatalogConfig, ProxyConfig } from './config-schema.js';
-import type { FileIO } from './paimon/file-io.js';
-import { createFileIO } from './paimon/file-io-factory.js';
+import type { FileIO } from './paimon/fs/file-io.js';
+import { createFileIO } from './paimon/fs/file-io-factory.js';
 import { PaimonError } from './paimon/errors.js';
-import type { CatalogProvider, ProcedureCatalog } from '../procedures/catalog.js';
+import type { CatalogProvider, ProcedureCatalog } from '../procedures/framework/catalog.js';
 import { isAbsolute, resolve } from 'node:path';
-import { schemeOf, stripTrailingSlash } from './paimon/path.js';
+import { schemeOf, stripTrailingSlash } from './paimon/fs/path.js';
 
 const DB_SUFFIX = '.db';
 

@@ -15,8 +15,8 @@ import { runCallCommand } from './call-command.js';
 import { ConfigError, loadConfig } from './config.js';
 import { startProxy } from './proxy-app.js';
 import type { ProxyConfig } from './config-schema.js';
-import { createFileIO } from './paimon/file-io-factory.js';
-import { ensureDemoTable } from './paimon/demo-table.js';
+import { createFileIO } from './paimon/fs/file-io-factory.js';
+import { ensureDemoTable } from './paimon/table/demo-table.js';
 import { closeDataEngine } from './paimon/data/duckdb-engine.js';
 
 const USAGE = `Usage:

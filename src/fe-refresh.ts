@@ -7,7 +7,7 @@
  * committed either way.
  */
 import mysql from 'mysql2/promise';
-import type { Warning } from './route.js';
+import type { Warning } from './router/route.js';
 import { maskText, registerSecret } from './security/masking.js';
 
 export interface FeRefreshOptions {

@@ -4,14 +4,14 @@
  * the tests start is what users start.
  */
 import type { AddressInfo } from 'node:net';
-import { ProcedureExecutor } from '../procedures/executor.js';
+import { ProcedureExecutor } from '../procedures/framework/executor.js';
 import { createDefaultRegistry } from '../procedures/index.js';
 import { buildCatalogs } from './catalogs.js';
-import type { CatalogProvider } from '../procedures/catalog.js';
+import type { CatalogProvider } from '../procedures/framework/catalog.js';
 import type { ProxyConfig } from './config-schema.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { Router, type ConnectionDirectory } from './router.js';
-import type { StatementRouter } from './route.js';
+import { Router, type ConnectionDirectory } from './router/router.js';
+import type { StatementRouter } from './router/route.js';
 import { ProxyServer } from './server.js';
 import { startOps, type OpsRuntime } from './observability/ops-runtime.js';
 import { serverStatsSnapshot } from './observability/metrics.js';

@@ -9,10 +9,10 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, isLoopbackHost } from './config.js';
 import type { ProxyConfig } from './config-schema.js';
 import type { Logger } from './observability/logger.js';
-import type { StatementRouter } from './route.js';
-import { Session, SessionRegistry, type ProxyStats } from './session.js';
+import type { StatementRouter } from './router/route.js';
+import { Session, SessionRegistry, type ProxyStats } from './session/session.js';
 import { loadSecureContext } from './tls.js';
-import type { UpstreamOptions, UpstreamTlsOptions } from './upstream.js';
+import type { UpstreamOptions, UpstreamTlsOptions } from './session/upstream.js';
 import { resolveLocalUsers, type LocalUsers } from './users-file.js';
 
 /** What the standalone greeting says; 5.7.99 like Doris, so clients pick the same code paths. */

@@ -5,7 +5,7 @@
  * the job store is opened (and the `call` command has none).
  *
  * They also show the synchronous CALLs running now in this proxy process (the running-calls
- * registry, procedures/cancellation.ts), marked `mode = 'sync'`, with the id `call-<12 hex>`
+ * registry, procedures/framework/cancellation.ts), marked `mode = 'sync'`, with the id `call-<12 hex>`
  * (the first 12 hex digits of the call's query id in the audit log), the connection that waits
  * for it, what it acts on and its last reported phase and counts. A finished synchronous call
  * is no longer listed (its record is the audit log). `cancel_job('call-...')` stops one as
@@ -17,13 +17,13 @@
  * The privilege check of the executor hooks is therefore skipped for them
  * (CALLER_SCOPED_PROCEDURES): submitting the job already required the procedure's privilege.
  */
-import { defineProcedure, type ProcedureDefinition } from '../registry.js';
-import type { ParamSpec } from '../signature.js';
-import { ProcedureError } from '../errors.js';
-import type { ResultRow } from '../result.js';
-import { JOB_STATES, type JobRecord, type JobState } from './job.js';
-import type { JobManager } from './job-manager.js';
-import { CallCancelReason, isCallId, type CancellationRegistry, type RunningCall } from '../cancellation.js';
+import { defineProcedure, type ProcedureDefinition } from '../framework/registry.js';
+import type { ParamSpec } from '../framework/signature.js';
+import { ProcedureError } from '../framework/errors.js';
+import type { ResultRow } from '../framework/result.js';
+import { JOB_STATES, type JobRecord, type JobState } from '../framework/jobs/job.js';
+import type { JobManager } from '../framework/jobs/job-manager.js';
+import { CallCancelReason, isCallId, type CancellationRegistry, type RunningCall } from '../framework/cancellation.js';
 
 const JOB_RESULT_COLUMNS = [
   { name: 'job_id', type: 'string', description: "The job id returned by the async CALL, or 'call-<12 hex>' for a synchronous CALL running now." },

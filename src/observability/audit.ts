@@ -36,7 +36,7 @@ export interface AuditRecord {
   pinnedSnapshot: number | null;
   resultingSnapshot: number | null;
   outcome: AuditOutcome;
-  /** Symbolic error code (procedures/errors.ts) and errno, when the call failed. */
+  /** Symbolic error code (procedures/framework/errors.ts) and errno, when the call failed. */
   errorCode: string | null;
   errno: number | null;
   errorMessage: string | null;

@@ -272,7 +272,7 @@ export const METER_NAME = 'paimon-procedure-proxy';
 /** Duration buckets in seconds: procedures run from milliseconds to hours. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400];
 
-/** What the listener and sessions count (src/session.ts ProxyStats plus the open connections). */
+/** What the listener and sessions count (src/session/session.ts ProxyStats plus the open connections). */
 export interface ServerStatsSnapshot {
   connectionsOpen: number;
   connectionsAccepted: number;
@@ -284,7 +284,7 @@ export interface ServerStatsSnapshot {
 }
 
 /**
- * The counters the listener and sessions keep (src/session.ts ProxyStats); `forwarded`,
+ * The counters the listener and sessions keep (src/session/session.ts ProxyStats); `forwarded`,
  * `bytesUpstream` and `bytesDownstream` are read when the session counts them.
  */
 export interface SessionCounters {

@@ -1,24 +1,24 @@
 /**
  * The operations layer of issue 6 plugged into the procedure executor's hooks
- * (procedures/executor.ts CallHooks): privilege check, per-table lock and heavy-job cap,
+ * (procedures/framework/executor.ts CallHooks): privilege check, per-table lock and heavy-job cap,
  * per-call time limit, trace span with phases, metrics, FE refresh and the audit record.
  * Each piece is optional, so the same function serves the standalone proxy, the proxy in front
  * of an FE, the `call` command and tests.
  */
 import type { Tracer } from '@opentelemetry/api';
-import type { CallHooks, CallInfo, CallOutcome } from '../../procedures/executor.js';
-import type { ProgressUpdate } from '../../procedures/context.js';
-import { ProcedureError } from '../../procedures/errors.js';
-import { parseTableIdentifier } from '../../procedures/target.js';
-import { callIdOf, resolveTimeout, TIMEOUT_ARGUMENT, type CancellationRegistry, type TimeoutSettings } from '../../procedures/cancellation.js';
-import { TableLockManager, tableLockKey } from '../../procedures/concurrency/table-lock.js';
-import type { HeavyJobLimiter } from '../../procedures/concurrency/heavy-job-limiter.js';
-import type { Warning } from '../route.js';
+import type { CallHooks, CallInfo, CallOutcome } from '../../procedures/framework/executor.js';
+import type { ProgressUpdate } from '../../procedures/framework/context.js';
+import { ProcedureError } from '../../procedures/framework/errors.js';
+import { parseTableIdentifier } from '../../procedures/framework/target.js';
+import { callIdOf, resolveTimeout, TIMEOUT_ARGUMENT, type CancellationRegistry, type TimeoutSettings } from '../../procedures/framework/cancellation.js';
+import { TableLockManager, tableLockKey } from '../../procedures/framework/concurrency/table-lock.js';
+import type { HeavyJobLimiter } from '../../procedures/framework/concurrency/heavy-job-limiter.js';
+import type { Warning } from '../router/route.js';
 import type { FeRefresher } from '../fe-refresh.js';
 import type { GrantSource } from '../security/grant-source.js';
 import { authorize, identityOf, orphanFloorRequirement, requirementFor, type Privilege } from '../security/privileges.js';
 import { buildAuditRecord, newAuditProgress, type AuditRecord, type AuditSink, type AuditOutcome } from './audit.js';
-import type { CallArgument } from '../../procedures/binding.js';
+import type { CallArgument } from '../../procedures/framework/binding.js';
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';
 import { CallTrace, type Phase } from './tracing.js';

@@ -7,7 +7,7 @@
  *
  * Configured by `logging.progress_interval_ms` (default 10 s; 0 turns these lines off).
  */
-import type { ProgressUpdate } from '../../procedures/context.js';
+import type { ProgressUpdate } from '../../procedures/framework/context.js';
 
 export interface ProgressLogger {
   info(obj: Record<string, unknown>, msg?: string): void;

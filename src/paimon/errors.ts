@@ -1,6 +1,6 @@
 /**
  * Errors raised by the Paimon table-format library. Each carries a stable symbolic code;
- * the procedure layer maps codes to MySQL errnos and SQLSTATEs (procedures/errors.ts).
+ * the procedure layer maps codes to MySQL errnos and SQLSTATEs (procedures/framework/errors.ts).
  * Messages name the object (table, snapshot, file path) but never a credential.
  */
 export type PaimonErrorCode =

@@ -9,7 +9,7 @@
  * grants come from (the FE's `SHOW GRANTS`, MariaDB's, the configuration) is grants-parser.ts.
  */
 
-import { ERROR_CODES, type ProcedureErrorCode } from '../../procedures/errors.js';
+import { ERROR_CODES, type ProcedureErrorCode } from '../../procedures/framework/errors.js';
 
 /** Doris's privileges, by the names its GRANT statement accepts (without `_PRIV`). */
 export const PRIVILEGES = ['NODE', 'ADMIN', 'GRANT', 'SELECT', 'LOAD', 'ALTER', 'CREATE', 'DROP', 'USAGE', 'SHOW_VIEW'] as const;
@@ -89,7 +89,7 @@ export interface UserIdentity {
 
 /**
  * Stable symbolic codes of the access errors; the names, errnos and SQLSTATEs are the
- * procedure framework's (procedures/errors.ts ERROR_CODES): TABLE_ACCESS_DENIED 1142,
+ * procedure framework's (procedures/framework/errors.ts ERROR_CODES): TABLE_ACCESS_DENIED 1142,
  * DATABASE_ACCESS_DENIED 1044 (also catalog-wide), ADMIN_REQUIRED 1227.
  */
 export type AccessErrorCode = Extract<ProcedureErrorCode, 'TABLE_ACCESS_DENIED' | 'DATABASE_ACCESS_DENIED' | 'ADMIN_REQUIRED'>;
@@ -294,7 +294,7 @@ export function orphanFloorRequirement(procedure: string): PrivilegeRequirement 
   return { privilege: 'ADMIN', level: 'global', catalog: '*', procedure };
 }
 
-/** What the procedure framework declares (procedures/signature.ts PrivilegeSpec), structurally. */
+/** What the procedure framework declares (procedures/framework/signature.ts PrivilegeSpec), structurally. */
 export interface PrivilegeSpecLike {
   readonly privilege: Privilege;
   readonly on: 'table' | 'database' | 'catalog';

@@ -11,8 +11,8 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCallCommand } from '../../src/call-command.js';
 import { configSchema } from '../../src/config-schema.js';
-import { ProcedureRegistry } from '../../procedures/registry.js';
-import { echoProcedure, makeWarehouse } from '../unit/router-fixtures.js';
+import { ProcedureRegistry } from '../../procedures/framework/registry.js';
+import { echoProcedure, makeWarehouse } from '../unit/router/router-fixtures.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

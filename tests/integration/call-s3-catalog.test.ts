@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { buildCatalogs } from '../../src/catalogs.js';
 import { configSchema } from '../../src/config-schema.js';
-import { ProcedureExecutor } from '../../procedures/executor.js';
-import { ProcedureRegistry } from '../../procedures/registry.js';
-import { Router } from '../../src/router.js';
-import { echoProcedure, makeSession, runLocal } from '../unit/router-fixtures.js';
+import { ProcedureExecutor } from '../../procedures/framework/executor.js';
+import { ProcedureRegistry } from '../../procedures/framework/registry.js';
+import { Router } from '../../src/router/router.js';
+import { echoProcedure, makeSession, runLocal } from '../unit/router/router-fixtures.js';
 
 function s3env() {
   const endpoint = process.env.S3_ENDPOINT;

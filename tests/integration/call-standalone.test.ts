@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
-import { makeRouter, makeWarehouse } from '../unit/router-fixtures.js';
+import { makeRouter, makeWarehouse } from '../unit/router/router-fixtures.js';
 import { existsSync } from 'node:fs';
 
 interface Run {

@@ -12,7 +12,7 @@ import mysql from 'mysql2/promise';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { captureError, connect, mariadb, proxyConfig, run, type Conn } from './wire-helpers.js';
-import { makeRouter, makeWarehouse } from '../unit/router-fixtures.js';
+import { makeRouter, makeWarehouse } from '../unit/router/router-fixtures.js';
 
 describe('CALL routing with a MariaDB upstream', () => {
   let wh: string;

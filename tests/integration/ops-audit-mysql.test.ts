@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RowDataPacket } from 'mysql2/promise';
 import { MysqlAuditSink, FileAuditSink, MultiAuditSink, runAudited } from '../../src/observability/audit.js';
-import { ProcedureError, CallTimeoutReason, abortError } from '../../procedures/errors.js';
+import { ProcedureError, CallTimeoutReason, abortError } from '../../procedures/framework/errors.js';
 import { mariadbEnv, scratchDatabase, adminConnection, testSecret, scratchDir } from './ops-env.js';
 
 const SECRET = testSecret('audit-mysql');

@@ -20,11 +20,11 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { ensureDemoTable } from '../../src/paimon/demo-table.js';
-import { createFileIO } from '../../src/paimon/file-io-factory.js';
+import { ensureDemoTable } from '../../src/paimon/table/demo-table.js';
+import { createFileIO } from '../../src/paimon/fs/file-io-factory.js';
 import type { AuditRecord } from '../../src/observability/audit.js';
 import type { FinishedSpan } from '../../src/observability/tracer-provider.js';
-import { tableLockKey } from '../../procedures/concurrency/table-lock.js';
+import { tableLockKey } from '../../procedures/framework/concurrency/table-lock.js';
 import { mariadb, proxyConfig, tmpDir } from './wire-helpers.js';
 import { adminConnection, testSecret } from './ops-env.js';
 

@@ -1,9 +1,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mask } from '../../src/security/masking.js';
-import { MysqlJobStore } from '../../procedures/jobs/mysql-job-store.js';
-import { JobManager } from '../../procedures/jobs/job-manager.js';
-import { newJobId, type JobRecord } from '../../procedures/jobs/job.js';
+import { MysqlJobStore } from '../../procedures/framework/jobs/mysql-job-store.js';
+import { JobManager } from '../../procedures/framework/jobs/job-manager.js';
+import { newJobId, type JobRecord } from '../../procedures/framework/jobs/job.js';
 import { mariadbEnv, scratchDatabase } from './ops-env.js';
 
 const env = mariadbEnv();

@@ -13,10 +13,10 @@ import type { RowDataPacket } from 'mysql2/promise';
 import { configSchema } from '../../src/config-schema.js';
 import { startOps } from '../../src/observability/ops-runtime.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { defineProcedure, ProcedureRegistry } from '../../procedures/registry.js';
-import { ProcedureExecutor } from '../../procedures/executor.js';
+import { defineProcedure, ProcedureRegistry } from '../../procedures/framework/registry.js';
+import { ProcedureExecutor } from '../../procedures/framework/executor.js';
 import { buildCatalogs } from '../../src/catalogs.js';
-import type { ArgumentValue, CallArgument } from '../../procedures/binding.js';
+import type { ArgumentValue, CallArgument } from '../../procedures/framework/binding.js';
 import { mariadbEnv, scratchDatabase, scratchDir, adminConnection, testSecret, readFrom } from './ops-env.js';
 
 const str = (value: string): ArgumentValue => ({ kind: 'string', value });

@@ -15,9 +15,9 @@ import { FileAuditSink, runAudited } from '../../src/observability/audit.js';
 import { FeRefresher } from '../../src/fe-refresh.js';
 import { registerSecretsFrom, mask } from '../../src/security/masking.js';
 import { configSchema } from '../../src/config-schema.js';
-import { FileJobStore } from '../../procedures/jobs/file-job-store.js';
-import { JobManager } from '../../procedures/jobs/job-manager.js';
-import { ProcedureError } from '../../procedures/errors.js';
+import { FileJobStore } from '../../procedures/framework/jobs/file-job-store.js';
+import { JobManager } from '../../procedures/framework/jobs/job-manager.js';
+import { ProcedureError } from '../../procedures/framework/errors.js';
 import { scanForSecrets, knownTestSecrets, TEST_SECRET_PREFIX } from './ops-secrets-scan.js';
 import { scratchDir, testSecret } from './ops-env.js';
 

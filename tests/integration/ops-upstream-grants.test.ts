@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { ensureDemoTable } from '../../src/paimon/demo-table.js';
-import { createFileIO } from '../../src/paimon/file-io-factory.js';
+import { ensureDemoTable } from '../../src/paimon/table/demo-table.js';
+import { createFileIO } from '../../src/paimon/fs/file-io-factory.js';
 import { captureError, mariadb, proxyConfig, tmpDir } from './wire-helpers.js';
 import { adminConnection, readFrom, testSecret } from './ops-env.js';
 

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { captureError, connect, mariadb, proxyConfig, run } from './wire-helpers.js';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { makeRouter, makeWarehouse } from '../unit/router-fixtures.js';
+import { makeRouter, makeWarehouse } from '../unit/router/router-fixtures.js';
 
 let proxy: RunningProxy;
 const marker = `m${Date.now()}`;

@@ -8,12 +8,12 @@ import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJson, type JsonObject } from '../../src/paimon/json.js';
-import { binaryFieldTypeFromSql, deserializeBinaryRow, toBinaryRow, type BinaryFieldType } from '../../src/paimon/binary-row.js';
-import { readBlocks, readHeader, readObjectsFile } from '../../src/paimon/objects-file.js';
-import { avroType, MANIFEST_ENTRY_SCHEMA, MANIFEST_FILE_META_SCHEMA } from '../../src/paimon/avro-schemas.js';
-import { manifestEntryFromRecord, manifestEntryToRecord } from '../../src/paimon/manifest-entry.js';
-import { manifestFileMetaFromRecord, manifestFileMetaToRecord } from '../../src/paimon/manifest-file-meta.js';
+import { parseJson, type JsonObject } from '../../src/paimon/spec/json.js';
+import { binaryFieldTypeFromSql, deserializeBinaryRow, toBinaryRow, type BinaryFieldType } from '../../src/paimon/spec/binary-row.js';
+import { readBlocks, readHeader, readObjectsFile } from '../../src/paimon/spec/objects-file.js';
+import { avroType, MANIFEST_ENTRY_SCHEMA, MANIFEST_FILE_META_SCHEMA } from '../../src/paimon/spec/avro-schemas.js';
+import { manifestEntryFromRecord, manifestEntryToRecord } from '../../src/paimon/spec/manifest-entry.js';
+import { manifestFileMetaFromRecord, manifestFileMetaToRecord } from '../../src/paimon/spec/manifest-file-meta.js';
 import { VERSIONS, arr, assertEntry, assertStats, big, canonicalToValue, obj, paimonToolJson, tempDir, valueToCanonical } from './avro-support.js';
 
 /** Avro schema with every named type spelled by full name, for structural comparison. */

@@ -10,16 +10,16 @@ import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJson, type JsonObject } from '../../src/paimon/json.js';
-import { LocalFileIO } from '../../src/paimon/local-file-io.js';
-import { binaryFieldTypeFromSql, defaultBucket } from '../../src/paimon/binary-row.js';
-import { FileStorePathFactory } from '../../src/paimon/file-store-path-factory.js';
-import { ManifestFile } from '../../src/paimon/manifest-file.js';
-import { ManifestList } from '../../src/paimon/manifest-list.js';
-import { IndexManifestFile } from '../../src/paimon/index-manifest.js';
-import { FileStoreScan } from '../../src/paimon/file-store-scan.js';
-import { SnapshotManager } from '../../src/paimon/snapshot-manager.js';
-import type { PartitionField } from '../../src/paimon/partition-path.js';
+import { parseJson, type JsonObject } from '../../src/paimon/spec/json.js';
+import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
+import { binaryFieldTypeFromSql, defaultBucket } from '../../src/paimon/spec/binary-row.js';
+import { FileStorePathFactory } from '../../src/paimon/table/file-store-path-factory.js';
+import { ManifestFile } from '../../src/paimon/table/manifest-file.js';
+import { ManifestList } from '../../src/paimon/table/manifest-list.js';
+import { IndexManifestFile } from '../../src/paimon/table/index-manifest.js';
+import { FileStoreScan } from '../../src/paimon/table/file-store-scan.js';
+import { SnapshotManager } from '../../src/paimon/table/snapshot-manager.js';
+import type { PartitionField } from '../../src/paimon/spec/partition-path.js';
 import { VERSIONS, arr, assertEntry, assertStats, big, obj, paimonToolBatch, paimonToolJson, tempDir } from './avro-support.js';
 
 function latestSchema(table: string): JsonObject {

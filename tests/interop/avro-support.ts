@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
-import { JsonDecimal, isJsonObject, parseJson, type JsonObject, type JsonValue } from '../../src/paimon/json.js';
-import type { SimpleStats } from '../../src/paimon/simple-stats.js';
-import type { ManifestEntry } from '../../src/paimon/manifest-entry.js';
-import { Decimal, Timestamp, type BinaryFieldType, type BinaryValue } from '../../src/paimon/binary-row.js';
+import { JsonDecimal, isJsonObject, parseJson, type JsonObject, type JsonValue } from '../../src/paimon/spec/json.js';
+import type { SimpleStats } from '../../src/paimon/spec/simple-stats.js';
+import type { ManifestEntry } from '../../src/paimon/spec/manifest-entry.js';
+import { Decimal, Timestamp, type BinaryFieldType, type BinaryValue } from '../../src/paimon/spec/binary-row.js';
 
 const run = promisify(execFile);
 const JAVA_DIR = resolve(import.meta.dirname, 'java');

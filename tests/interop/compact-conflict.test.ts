@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { java, tempWarehouse, type JsonObj } from './peers.js';
 import { listTree } from './procedures-support.js';
-import { LocalFileIO } from '../../src/paimon/local-file-io.js';
+import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
 import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { isPaimonError } from '../../src/paimon/errors.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';

@@ -15,8 +15,8 @@ import { java, tempWarehouse, canonicalJson, type Row } from './peers.js';
 import { canonRows, largeDvDeletes, padOf, LARGE_DV_SPEC } from './compact-support.js';
 import { listTree } from './procedures-support.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
-import { LocalFileIO } from '../../src/paimon/local-file-io.js';
-import type { FileIO } from '../../src/paimon/file-io.js';
+import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
+import type { FileIO } from '../../src/paimon/fs/file-io.js';
 import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { isPaimonError } from '../../src/paimon/errors.js';
 

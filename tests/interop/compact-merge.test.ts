@@ -19,7 +19,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, toComparable, parseJson, parseJsonLines, type Json, type JsonObj, type PaimonJava, type TableSpec } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
-import { compact } from '../../procedures/compact.js';
+import { compact } from '../../procedures/compaction/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
 import { liveFiles, levelHistogram } from './compact-support.js';
 

@@ -16,7 +16,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { java, pypaimon, tempWarehouse, copyWarehouse, type Json, type JsonObj, type TableSpec } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
-import { compact } from '../../procedures/compact.js';
+import { compact } from '../../procedures/compaction/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
 import { liveFiles, levelHistogram, type LiveFile } from './compact-support.js';
 

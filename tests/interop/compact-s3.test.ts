@@ -12,10 +12,10 @@ import { readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { java, tempWarehouse, canonicalJson, s3CatalogOptions, type Json, type JsonObj } from './peers.js';
-import { startS3Peer, s3FileIO, createBucket, type S3Peer } from '../unit/paimon/helpers/s3-peer.js';
+import { startS3Peer, s3FileIO, createBucket, type S3Peer } from '../unit/paimon/fs/s3-peer.js';
 import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { closeDataEngine, dataTempDir } from '../../src/paimon/data/duckdb-engine.js';
-import type { FileIO } from '../../src/paimon/file-io.js';
+import type { FileIO } from '../../src/paimon/fs/file-io.js';
 
 let s3: S3Peer;
 before(async () => {

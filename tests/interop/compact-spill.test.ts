@@ -20,8 +20,8 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, type Json, type JsonObj, type TableSpec } from './peers.js';
 import { closeDataEngine, dataTempDir } from '../../src/paimon/data/duckdb-engine.js';
-import { LocalFileIO } from '../../src/paimon/local-file-io.js';
-import { SnapshotManager } from '../../src/paimon/snapshot-manager.js';
+import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
+import { SnapshotManager } from '../../src/paimon/table/snapshot-manager.js';
 import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { liveFiles, levelHistogram } from './compact-support.js';
 

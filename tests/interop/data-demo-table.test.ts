@@ -5,8 +5,8 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { LocalFileIO } from '../../src/paimon/local-file-io.js';
-import { ensureDemoTable, demoExpectedOrders, type DemoOrder } from '../../src/paimon/demo-table.js';
+import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
+import { ensureDemoTable, demoExpectedOrders, type DemoOrder } from '../../src/paimon/table/demo-table.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
 import { java, pypaimon, tempWarehouse, canonicalSort, type Row } from './peers.js';
 

@@ -7,10 +7,10 @@
  */
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { LocalFileIO } from '../../src/paimon/local-file-io.js';
-import { FileSystemCatalog } from '../../src/paimon/filesystem-catalog.js';
-import { FileStoreCommit } from '../../src/paimon/file-store-commit.js';
-import { SchemaManager } from '../../src/paimon/schema-manager.js';
+import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
+import { FileSystemCatalog } from '../../src/paimon/catalog/filesystem-catalog.js';
+import { FileStoreCommit } from '../../src/paimon/table/file-store-commit.js';
+import { SchemaManager } from '../../src/paimon/table/schema-manager.js';
 import { readKeyValues, readValueRows } from '../../src/paimon/data/parquet-reader.js';
 import { rowEvolution } from '../../src/paimon/data/schema-evolution.js';
 import { parseDataField, type DataFieldSpec, type FieldType } from '../../src/paimon/data/field-type.js';

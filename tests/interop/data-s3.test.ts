@@ -6,13 +6,13 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { ensureDemoTable, demoExpectedOrders, type DemoOrder } from '../../src/paimon/demo-table.js';
+import { ensureDemoTable, demoExpectedOrders, type DemoOrder } from '../../src/paimon/table/demo-table.js';
 import { closeDataEngine, dataTempDir } from '../../src/paimon/data/duckdb-engine.js';
 import { readValueRows } from '../../src/paimon/data/parquet-reader.js';
-import { FileSystemCatalog } from '../../src/paimon/filesystem-catalog.js';
-import { FileStoreScan } from '../../src/paimon/file-store-scan.js';
-import { FileStoreCommit } from '../../src/paimon/file-store-commit.js';
-import { startS3Peer, s3FileIO, createBucket, type S3Peer } from '../unit/paimon/helpers/s3-peer.js';
+import { FileSystemCatalog } from '../../src/paimon/catalog/filesystem-catalog.js';
+import { FileStoreScan } from '../../src/paimon/table/file-store-scan.js';
+import { FileStoreCommit } from '../../src/paimon/table/file-store-commit.js';
+import { startS3Peer, s3FileIO, createBucket, type S3Peer } from '../unit/paimon/fs/s3-peer.js';
 import { java, pypaimon, canonicalSort, s3CatalogOptions, type Row } from './peers.js';
 
 let peer: S3Peer;

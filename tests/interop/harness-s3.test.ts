@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createBucket, startS3Peer, type S3Peer } from '../unit/paimon/helpers/s3-peer.js';
+import { createBucket, startS3Peer, type S3Peer } from '../unit/paimon/fs/s3-peer.js';
 import { canonicalJson, java, parseJson, parseJsonLines, pypaimon, s3CatalogOptions, tempWarehouse, toComparable, type Row, type TableDump } from './peers.js';
 
 let s3: S3Peer;

@@ -10,12 +10,12 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalFileIO } from '../../src/paimon/local-file-io.js';
-import { FileSystemCatalog } from '../../src/paimon/filesystem-catalog.js';
-import { parseSnapshot, snapshotToJson } from '../../src/paimon/snapshot.js';
-import { parseTableSchema, tableSchemaToJson } from '../../src/paimon/table-schema.js';
-import { durationToMillis, localDateTimeToString, parseTag, tagToJson } from '../../src/paimon/tag.js';
-import { consumerToJson, parseConsumer } from '../../src/paimon/consumer-manager.js';
+import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
+import { FileSystemCatalog } from '../../src/paimon/catalog/filesystem-catalog.js';
+import { parseSnapshot, snapshotToJson } from '../../src/paimon/spec/snapshot.js';
+import { parseTableSchema, tableSchemaToJson } from '../../src/paimon/spec/table-schema.js';
+import { durationToMillis, localDateTimeToString, parseTag, tagToJson } from '../../src/paimon/spec/tag.js';
+import { consumerToJson, parseConsumer } from '../../src/paimon/table/consumer-manager.js';
 import { isPaimonError } from '../../src/paimon/errors.js';
 import {
   MATRIX_DB,

@@ -9,10 +9,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FileSystemCatalog } from '../../src/paimon/filesystem-catalog.js';
-import { snapshotToJson } from '../../src/paimon/snapshot.js';
-import { tableSchemaToJson } from '../../src/paimon/table-schema.js';
-import { createBucket, startS3Peer, type S3Peer } from '../unit/paimon/helpers/s3-peer.js';
+import { FileSystemCatalog } from '../../src/paimon/catalog/filesystem-catalog.js';
+import { snapshotToJson } from '../../src/paimon/spec/snapshot.js';
+import { tableSchemaToJson } from '../../src/paimon/spec/table-schema.js';
+import { createBucket, startS3Peer, type S3Peer } from '../unit/paimon/fs/s3-peer.js';
 import { canonicalSort, java, parseJson, parseJsonLines, s3CatalogOptions, tempWarehouse, toComparable, type Row, type TableDump } from './peers.js';
 
 let peer: S3Peer;

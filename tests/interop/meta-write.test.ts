@@ -6,9 +6,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LocalFileIO } from '../../src/paimon/local-file-io.js';
-import { FileSystemCatalog } from '../../src/paimon/filesystem-catalog.js';
-import { localDateTimeOf, localDateTimeToString } from '../../src/paimon/tag.js';
+import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
+import { FileSystemCatalog } from '../../src/paimon/catalog/filesystem-catalog.js';
+import { localDateTimeOf, localDateTimeToString } from '../../src/paimon/spec/tag.js';
 import {
   MATRIX_DB,
   PAIMON_JAVA_VERSIONS,

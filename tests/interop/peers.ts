@@ -955,7 +955,7 @@ export const pypaimon = new PyPaimon();
 // S3-compatible store
 // ------------------------------------------------------------------------------------------------
 
-/** Where an S3-compatible store (the moto peer, tests/unit/paimon/helpers/s3-peer.ts) answers. */
+/** Where an S3-compatible store (the moto peer, tests/unit/paimon/fs/s3-peer.ts) answers. */
 export interface S3Endpoint {
   endpoint: string;
   accessKey: string;

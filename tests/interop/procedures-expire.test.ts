@@ -9,7 +9,7 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { expireSnapshots } from '../../procedures/expire-snapshots.js';
+import { expireSnapshots } from '../../procedures/snapshots/expire-snapshots.js';
 import {
   HISTORY_TABLE as TABLE,
   PAIMON_VERSIONS,

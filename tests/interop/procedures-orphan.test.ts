@@ -10,8 +10,8 @@ import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { removeOrphanFiles } from '../../procedures/remove-orphan-files.js';
-import { rollbackTo } from '../../procedures/rollback-to.js';
+import { removeOrphanFiles } from '../../procedures/files/remove-orphan-files.js';
+import { rollbackTo } from '../../procedures/snapshots/rollback-to.js';
 import {
   HISTORY_TABLE as TABLE,
   PAIMON_VERSIONS,

@@ -10,9 +10,9 @@ import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { rollbackToAsLatest } from '../../procedures/rollback-to-as-latest.js';
-import { expireSnapshots } from '../../procedures/expire-snapshots.js';
-import { parseJson, type JsonObject } from '../../src/paimon/json.js';
+import { rollbackToAsLatest } from '../../procedures/snapshots/rollback-to-as-latest.js';
+import { expireSnapshots } from '../../procedures/snapshots/expire-snapshots.js';
+import { parseJson, type JsonObject } from '../../src/paimon/spec/json.js';
 import {
   HISTORY_TABLE as TABLE,
   PAIMON_VERSIONS,

@@ -9,9 +9,9 @@ import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
-import { rollback, rollbackTo } from '../../procedures/rollback-to.js';
-import { rollbackToTimestamp } from '../../procedures/rollback-to-timestamp.js';
-import { parseJson } from '../../src/paimon/json.js';
+import { rollback, rollbackTo } from '../../procedures/snapshots/rollback-to.js';
+import { rollbackToTimestamp } from '../../procedures/snapshots/rollback-to-timestamp.js';
+import { parseJson } from '../../src/paimon/spec/json.js';
 import {
   HISTORY_TABLE as TABLE,
   PAIMON_VERSIONS,

@@ -8,9 +8,9 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { expireSnapshots } from '../../procedures/expire-snapshots.js';
-import { removeOrphanFiles } from '../../procedures/remove-orphan-files.js';
-import { rollbackToAsLatest } from '../../procedures/rollback-to-as-latest.js';
+import { expireSnapshots } from '../../procedures/snapshots/expire-snapshots.js';
+import { removeOrphanFiles } from '../../procedures/files/remove-orphan-files.js';
+import { rollbackToAsLatest } from '../../procedures/snapshots/rollback-to-as-latest.js';
 import { buildHistory, callNamed, executorFor, javaAvailable, paimon, readRows, tempDir } from '../interop/procedures-support.js';
 
 const V = '1.4.2' as const;

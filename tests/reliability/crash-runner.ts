@@ -8,18 +8,18 @@
  *
  *   node --import tsx tests/reliability/crash-runner.ts <warehouse> <procedure> <args-json> [killAt]
  */
-import { LocalFileIO } from '../../src/paimon/local-file-io.js';
-import type { FileIO } from '../../src/paimon/file-io.js';
+import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
+import type { FileIO } from '../../src/paimon/fs/file-io.js';
 import { CatalogSet, FileSystemProcedureCatalog } from '../../src/catalogs.js';
-import { ProcedureExecutor } from '../../procedures/executor.js';
-import { ProcedureRegistry } from '../../procedures/registry.js';
+import { ProcedureExecutor } from '../../procedures/framework/executor.js';
+import { ProcedureRegistry } from '../../procedures/framework/registry.js';
 import { configSchema } from '../../src/config-schema.js';
-import type { CallArgument } from '../../procedures/binding.js';
-import { expireSnapshots } from '../../procedures/expire-snapshots.js';
-import { removeOrphanFiles } from '../../procedures/remove-orphan-files.js';
-import { rollback, rollbackTo } from '../../procedures/rollback-to.js';
-import { rollbackToAsLatest } from '../../procedures/rollback-to-as-latest.js';
-import { compact } from '../../procedures/compact.js';
+import type { CallArgument } from '../../procedures/framework/binding.js';
+import { expireSnapshots } from '../../procedures/snapshots/expire-snapshots.js';
+import { removeOrphanFiles } from '../../procedures/files/remove-orphan-files.js';
+import { rollback, rollbackTo } from '../../procedures/snapshots/rollback-to.js';
+import { rollbackToAsLatest } from '../../procedures/snapshots/rollback-to-as-latest.js';
+import { compact } from '../../procedures/compaction/compact.js';
 
 const MUTATING = new Set(['writeFile', 'tryCreateAtomic', 'writeStream', 'delete', 'deleteMany', 'deleteDirectory', 'rename', 'copyFile', 'mkdirs']);
 

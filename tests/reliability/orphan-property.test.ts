@@ -9,14 +9,14 @@
  *   - delete exactly what Paimon Java's LocalOrphanFilesClean deletes on a copy.
  * Java runs are slow, so the number of histories is small (PROCS_ORPHAN_RUNS, default 4);
  * the same property over hundreds of histories runs on our own metadata model in
- * tests/unit/procedures/remove-orphan-files-scan.test.ts.
+ * tests/unit/procedures/files/remove-orphan-files-scan.test.ts.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import fc from 'fast-check';
-import { removeOrphanFiles } from '../../procedures/remove-orphan-files.js';
+import { removeOrphanFiles } from '../../procedures/files/remove-orphan-files.js';
 import { callNamed, copyWarehouse, executorFor, firstRow, javaAvailable, listTree, paimon, tempDir, writeSchema } from '../interop/procedures-support.js';
 
 const V = '1.4.2' as const;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { renderDocs } from '../../procedures/render-docs.js';
+import { renderDocs } from '../../procedures/framework/render-docs.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

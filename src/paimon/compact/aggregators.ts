@@ -23,10 +23,10 @@
  * iteration order for boolean and numeric element types.
  */
 import { PaimonError } from '../errors.js';
-import { Decimal, Timestamp } from '../binary-row.js';
+import { Decimal, Timestamp } from '../spec/binary-row.js';
 import type { DataFieldSpec, FieldType } from '../data/field-type.js';
 import { compareAtomic, compareDecimal, isComparable, type Datum } from '../data/internal-row.js';
-import { optionBool as bool } from '../core-options.js';
+import { optionBool as bool } from '../spec/core-options.js';
 
 export interface FieldAggregator {
   /** Paimon's identifier, e.g. `sum`. */

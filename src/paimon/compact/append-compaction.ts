@@ -20,18 +20,18 @@
  * Rewrites keep the rows in file order, level 0, sequence numbers counted on from the first
  * compacted file's minimum (`AppendFileStoreWrite.compactRewrite`).
  */
-import type { FileIO } from '../file-io.js';
-import type { DataFileMeta } from '../data-file-meta.js';
+import type { FileIO } from '../fs/file-io.js';
+import type { DataFileMeta } from '../spec/data-file-meta.js';
 import type { DataFieldSpec } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
-import { parseMemorySize } from '../core-options.js';
+import { parseMemorySize } from '../spec/core-options.js';
 import { AppendDataFileWriter } from '../data/parquet-writer.js';
 import { readValueRows } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import type { BucketCompactResult } from './compact-table.js';
-import type { BinaryRow } from '../binary-row.js';
-import { DELETION_VECTORS_INDEX } from '../index-manifest.js';
-import { writeDeletionVectorsIndexFile, type DvIndexLocation } from '../deletion-vectors-index-file.js';
+import type { BinaryRow } from '../spec/binary-row.js';
+import { DELETION_VECTORS_INDEX } from '../table/index-manifest.js';
+import { writeDeletionVectorsIndexFile, type DvIndexLocation } from '../table/deletion-vectors-index-file.js';
 import { compactionFileSize as smallFileSize, deleteRatioThreshold, packInOrder, packUnawareDv, pickBucketedFullDv, unawareIndexChanges, type AppendDv } from './append-dv.js';
 
 export const FULL_COMPACT_MIN_FILE = 3;

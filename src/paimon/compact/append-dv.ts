@@ -27,14 +27,14 @@
  *
  * In both modes the rewrite reads each file with its vector applied, so deleted rows are dropped.
  */
-import type { FileIO } from '../file-io.js';
+import type { FileIO } from '../fs/file-io.js';
 import { PaimonError } from '../errors.js';
-import type { DataFileMeta } from '../data-file-meta.js';
-import { parseMemorySize } from '../core-options.js';
-import type { DeletionVectorBlob } from '../deletion-vector.js';
-import { encodeDeletionVectorsIndexFile, indexFilePath, readDeletionVectorsIndexFile, type DvIndexLocation } from '../deletion-vectors-index-file.js';
-import { DELETION_VECTORS_INDEX, type IndexFileMeta, type IndexManifestEntry } from '../index-manifest.js';
-import type { BinaryRow } from '../binary-row.js';
+import type { DataFileMeta } from '../spec/data-file-meta.js';
+import { parseMemorySize } from '../spec/core-options.js';
+import type { DeletionVectorBlob } from '../spec/deletion-vector.js';
+import { encodeDeletionVectorsIndexFile, indexFilePath, readDeletionVectorsIndexFile, type DvIndexLocation } from '../table/deletion-vectors-index-file.js';
+import { DELETION_VECTORS_INDEX, type IndexFileMeta, type IndexManifestEntry } from '../table/index-manifest.js';
+import type { BinaryRow } from '../spec/binary-row.js';
 
 /** One data file's vector and where it is stored. */
 export interface AppendDv {

@@ -39,24 +39,24 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileIO } from '../file-io.js';
+import type { FileIO } from '../fs/file-io.js';
 import { PaimonError } from '../errors.js';
-import type { BinaryRow } from '../binary-row.js';
-import { localNowAsUtcMillis, type DataFileMeta } from '../data-file-meta.js';
-import { FileStoreCommit } from '../file-store-commit.js';
-import { toDeleteEntry, type ManifestEntry } from '../manifest-entry.js';
-import type { TableSchema } from '../table-schema.js';
-import { SchemaManager } from '../schema-manager.js';
-import type { Snapshot } from '../snapshot.js';
-import { partitionSpec, type PartitionField } from '../partition-path.js';
-import { DELETION_VECTORS_INDEX, type BucketMode, type IndexManifestEntry } from '../index-manifest.js';
-import type { DeletionVector, DeletionVectorBlob } from '../deletion-vector.js';
-import { bucketDvEntries, indexFilePath, readDeletionVectorsIndexFile, writeDeletionVectorsIndexFile, type DvIndexLocation } from '../deletion-vectors-index-file.js';
+import type { BinaryRow } from '../spec/binary-row.js';
+import { localNowAsUtcMillis, type DataFileMeta } from '../spec/data-file-meta.js';
+import { FileStoreCommit } from '../table/file-store-commit.js';
+import { toDeleteEntry, type ManifestEntry } from '../spec/manifest-entry.js';
+import type { TableSchema } from '../spec/table-schema.js';
+import { SchemaManager } from '../table/schema-manager.js';
+import type { Snapshot } from '../spec/snapshot.js';
+import { partitionSpec, type PartitionField } from '../spec/partition-path.js';
+import { DELETION_VECTORS_INDEX, type BucketMode, type IndexManifestEntry } from '../table/index-manifest.js';
+import type { DeletionVector, DeletionVectorBlob } from '../spec/deletion-vector.js';
+import { bucketDvEntries, indexFilePath, readDeletionVectorsIndexFile, writeDeletionVectorsIndexFile, type DvIndexLocation } from '../table/deletion-vectors-index-file.js';
 import { readKeyValues } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import { parseDataField, type DataFieldSpec, type FieldType } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
-import { parseMemorySize } from '../core-options.js';
+import { parseMemorySize } from '../spec/core-options.js';
 import { KeyValueDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
 import type { KeyValue } from '../data/internal-row.js';
 import { createMergeFunction } from './merge-function.js';
@@ -67,7 +67,7 @@ import { compactionMemory, mergeSection, planSectionMerge } from './spill-merge.
 import { dataTempDir, openDataEngine, type PrivateDataEngine } from '../data/duckdb-engine.js';
 import { compactAppendBucket, appendCompactionAllowed } from './append-compaction.js';
 import { checkUnawareDvConflicts, loadAppendDvs } from './append-dv.js';
-import { optionBool as bool } from '../core-options.js';
+import { optionBool as bool } from '../spec/core-options.js';
 
 export type CompactStrategy = 'full' | 'minor';
 

@@ -13,8 +13,8 @@
  *    file-rewrite unit): which sections are rewritten (merged) and which files are upgraded
  *    (level changed only, no rewrite).
  */
-import type { DataFileMeta } from '../data-file-meta.js';
-import type { BinaryRow } from '../binary-row.js';
+import type { DataFileMeta } from '../spec/data-file-meta.js';
+import type { BinaryRow } from '../spec/binary-row.js';
 import type { FieldType } from '../data/field-type.js';
 import { binaryFieldType } from '../data/parquet-writer.js';
 import { compareAtomic } from '../data/internal-row.js';

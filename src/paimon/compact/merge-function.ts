@@ -27,7 +27,7 @@ import { PaimonError } from '../errors.js';
 import type { DataFieldSpec, FieldType } from '../data/field-type.js';
 import { compareAtomic, isRetract, RowKind, type Datum, type InternalRow, type KeyValue } from '../data/internal-row.js';
 import { createFieldAggregator, PAIMON_AGGREGATORS, SUPPORTED_AGGREGATORS, UNSUPPORTED_AGGREGATORS, type FieldAggregator } from './aggregators.js';
-import { optionBool as bool } from '../core-options.js';
+import { optionBool as bool } from '../spec/core-options.js';
 
 export { PAIMON_AGGREGATORS, SUPPORTED_AGGREGATORS, UNSUPPORTED_AGGREGATORS };
 

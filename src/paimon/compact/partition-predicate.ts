@@ -11,7 +11,7 @@
  * Errors are PaimonError INVALID_ARGUMENT with Spark's wording where it has one.
  */
 import { PaimonError } from '../errors.js';
-import { DEFAULT_PARTITION_NAME } from '../partition-path.js';
+import { DEFAULT_PARTITION_NAME } from '../spec/partition-path.js';
 
 export type PartitionSpecFilter = (spec: ReadonlyArray<readonly [string, string]>) => boolean;
 

@@ -24,19 +24,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DuckDBDataChunk, type DuckDBAppender, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import type { FileIO } from '../file-io.js';
+import type { FileIO } from '../fs/file-io.js';
 import { PaimonError } from '../errors.js';
-import type { BinaryRow } from '../binary-row.js';
-import type { DataFileMeta } from '../data-file-meta.js';
-import { FileSource } from '../data-file-meta.js';
-import { FileStoreCommit } from '../file-store-commit.js';
-import { toDeleteEntry, type ManifestEntry } from '../manifest-entry.js';
-import type { TableSchema } from '../table-schema.js';
-import { SchemaManager } from '../schema-manager.js';
-import type { Snapshot } from '../snapshot.js';
-import { partitionSpec, type PartitionField } from '../partition-path.js';
+import type { BinaryRow } from '../spec/binary-row.js';
+import type { DataFileMeta } from '../spec/data-file-meta.js';
+import { FileSource } from '../spec/data-file-meta.js';
+import { FileStoreCommit } from '../table/file-store-commit.js';
+import { toDeleteEntry, type ManifestEntry } from '../spec/manifest-entry.js';
+import type { TableSchema } from '../spec/table-schema.js';
+import { SchemaManager } from '../table/schema-manager.js';
+import type { Snapshot } from '../spec/snapshot.js';
+import { partitionSpec, type PartitionField } from '../spec/partition-path.js';
 import { parseDataField, type DataFieldSpec } from '../data/field-type.js';
-import { parseMemorySize } from '../core-options.js';
+import { parseMemorySize } from '../spec/core-options.js';
 import { AppendDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
 import { readValueRows } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
@@ -44,7 +44,7 @@ import type { InternalRow } from '../data/internal-row.js';
 import { connectDuckDB, duckWriteType, fromDuckConverter, quoteIdent, toDuckConverter } from '../data/duckdb-engine.js';
 import { checkCompactable, schemaLike, type CompactTableResult, type SchemaLike } from './compact-table.js';
 import { sortKeyEncoder, type SortKeyEncoder, type SortStrategy } from './sort-key.js';
-import { optionBool as bool } from '../core-options.js';
+import { optionBool as bool } from '../spec/core-options.js';
 
 export interface SortCompactOptions {
   fileIO: FileIO;

@@ -4,8 +4,8 @@
  * key are handed to the merge function in (sequence.field, sequence number) order and the merged
  * record is yielded. Memory holds one batch per run: batch sizes come from the caller's budget.
  */
-import type { FileIO } from '../file-io.js';
-import type { DataFileMeta } from '../data-file-meta.js';
+import type { FileIO } from '../fs/file-io.js';
+import type { DataFileMeta } from '../spec/data-file-meta.js';
 import type { DataFieldSpec, FieldType } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
 import { readKeyValues } from '../data/parquet-reader.js';

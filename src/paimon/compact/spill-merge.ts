@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DataFileMeta } from '../data-file-meta.js';
+import type { DataFileMeta } from '../spec/data-file-meta.js';
 import type { DataFieldSpec } from '../data/field-type.js';
 import type { KeyValue } from '../data/internal-row.js';
 import type { MergeFunction } from './merge-function.js';

@@ -12,9 +12,9 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { PaimonError } from '../errors.js';
-import { Decimal, Timestamp } from '../binary-row.js';
-import { avroType } from '../avro-schemas.js';
-import { readBlocks, readHeader, type ObjectsFileHeader } from '../objects-file.js';
+import { Decimal, Timestamp } from '../spec/binary-row.js';
+import { avroType } from '../spec/avro-schemas.js';
+import { readBlocks, readHeader, type ObjectsFileHeader } from '../spec/objects-file.js';
 import type { DataFieldSpec, FieldType } from './field-type.js';
 import type { Datum } from './internal-row.js';
 import type { ColumnBatch } from './parquet-reader.js';

@@ -8,9 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PaimonError } from '../errors.js';
-import { parseMemorySize } from '../core-options.js';
+import { parseMemorySize } from '../spec/core-options.js';
 import { parseDataField, type DataFieldJson, type DataFieldSpec, type FieldType } from './field-type.js';
-import type { DataField } from '../data-types.js';
+import type { DataField } from '../spec/data-types.js';
 
 /** `SpecialFields.KEY_FIELD_ID_START` = Integer.MAX_VALUE / 2. */
 export const KEY_FIELD_ID_START = 1073741823;

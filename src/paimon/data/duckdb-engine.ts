@@ -31,8 +31,8 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { PaimonError } from '../errors.js';
-import { processTempDirName, sweepDeadProcessDirs } from '../process-temp-dir.js';
-import { Decimal, Timestamp } from '../binary-row.js';
+import { processTempDirName, sweepDeadProcessDirs } from '../fs/process-temp-dir.js';
+import { Decimal, Timestamp } from '../spec/binary-row.js';
 import type { DataFieldSpec, FieldType } from './field-type.js';
 import { typeToString } from './field-type.js';
 import type { Datum } from './internal-row.js';

@@ -5,7 +5,7 @@
  * on the stable on-disk JSON form, whatever in-memory form the schema module chooses.
  */
 import { PaimonError } from '../errors.js';
-import { dataTypeToJson, type DataType } from '../data-types.js';
+import { dataTypeToJson, type DataType } from '../spec/data-types.js';
 
 export type AtomicRoot =
   | 'BOOLEAN' | 'TINYINT' | 'SMALLINT' | 'INT' | 'BIGINT' | 'FLOAT' | 'DOUBLE'

@@ -20,7 +20,7 @@
  * | NULL                             | null                                             |
  */
 import type { FieldType } from './field-type.js';
-import { Decimal, Timestamp } from '../binary-row.js';
+import { Decimal, Timestamp } from '../spec/binary-row.js';
 
 export { Decimal, Timestamp };
 

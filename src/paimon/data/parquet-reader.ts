@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBValue, DuckDBVector } from '@duckdb/node-api';
-import type { FileIO } from '../file-io.js';
+import type { FileIO } from '../fs/file-io.js';
 import { PaimonError } from '../errors.js';
 import type { DataFieldSpec } from './field-type.js';
 import type { Datum, InternalRow, KeyValue, RowKindByte } from './internal-row.js';

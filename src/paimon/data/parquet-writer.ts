@@ -16,12 +16,12 @@ import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DuckDBDataChunk, type DuckDBAppender, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import type { FileIO } from '../file-io.js';
+import type { FileIO } from '../fs/file-io.js';
 import { PaimonError } from '../errors.js';
-import { toBinaryRow, type BinaryFieldType, type BinaryValue } from '../binary-row.js';
-import { toSimpleStats, EMPTY_STATS, type SimpleStats, type ColumnStats } from '../simple-stats.js';
-import { BinaryRow } from '../binary-row.js';
-import { FileSource, localNowAsUtcMillis, type DataFileMeta } from '../data-file-meta.js';
+import { toBinaryRow, type BinaryFieldType, type BinaryValue } from '../spec/binary-row.js';
+import { toSimpleStats, EMPTY_STATS, type SimpleStats, type ColumnStats } from '../spec/simple-stats.js';
+import { BinaryRow } from '../spec/binary-row.js';
+import { FileSource, localNowAsUtcMillis, type DataFileMeta } from '../spec/data-file-meta.js';
 import type { DataFieldSpec, FieldType } from './field-type.js';
 import { isRetract, type InternalRow, type KeyValue, type Datum, type Decimal } from './internal-row.js';
 import {

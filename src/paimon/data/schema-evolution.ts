@@ -6,7 +6,7 @@
  * than guessed.
  */
 import { PaimonError } from '../errors.js';
-import { Decimal } from '../binary-row.js';
+import { Decimal } from '../spec/binary-row.js';
 import type { DataFieldSpec, FieldType } from './field-type.js';
 import { typeToString } from './field-type.js';
 import type { Datum, InternalRow } from './internal-row.js';

@@ -2,12 +2,12 @@
  * The parts of Paimon's OrphanFilesClean that describe a table's layout and generation:
  * branches (and their schema check), the snapshot, tag and long-lived changelog files of every
  * branch, and the fields of those files that reachability needs. The clean itself (listing,
- * reachability, the bounded-memory anti-join, deleting) is procedures/planning/orphan-clean.ts.
+ * reachability, the bounded-memory anti-join, deleting) is procedures/files/orphan-clean.ts.
  */
 import { PaimonError, isPaimonError } from '../errors.js';
-import type { FileIO } from '../file-io.js';
-import { JsonDecimal, parseJson, type JsonObject, type JsonValue } from '../json.js';
-import { join, name as baseName } from '../path.js';
+import type { FileIO } from '../fs/file-io.js';
+import { JsonDecimal, parseJson, type JsonObject, type JsonValue } from '../spec/json.js';
+import { join, name as baseName } from '../fs/path.js';
 import type { SnapshotLike } from './types.js';
 
 /** Never candidates (OrphanFilesClean.isManagedBlobPack). */

@@ -4,9 +4,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { FileAuditSink, MultiAuditSink, runAudited, outcomeOf, type AuditRecord, type AuditSink } from '../../../src/observability/audit.js';
-import { ProcedureError, CallTimeoutReason, abortError } from '../../../procedures/errors.js';
+import { ProcedureError, CallTimeoutReason, abortError } from '../../../procedures/framework/errors.js';
 import { builtinProcedures } from '../../../procedures/index.js';
-import type { ParamType } from '../../../procedures/signature.js';
+import type { ParamType } from '../../../procedures/framework/signature.js';
 
 const dir = mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), 'audit-unit-'));
 const SECRET = 'pp-test-secret-audit-unit-1';

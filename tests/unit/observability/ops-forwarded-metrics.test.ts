@@ -11,7 +11,7 @@ import { PromClientMeterProvider, ProxyMetrics, serverStatsSnapshot } from '../.
 test('the session counters become ppp forwarded-statement and forwarded-byte counters, read at each scrape', async () => {
   const provider = new PromClientMeterProvider(new prom.Registry());
   const m = new ProxyMetrics(provider.getMeter('fwd'));
-  // Shaped as src/session.ts ProxyStats with the forwarding counters.
+  // Shaped as src/session/session.ts ProxyStats with the forwarding counters.
   const stats = { startedAt: Date.now(), questions: 3, connectionsAccepted: 1, forwarded: 2, bytesUpstream: 40, bytesDownstream: 900 };
   let open = 1;
   const stop = m.observeServer(() => serverStatsSnapshot(open, stats));

@@ -1,6 +1,6 @@
 /**
  * One record of running CALLs: the router registers every intercepted CALL in the shared
- * CancellationRegistry (procedures/cancellation.ts) under the query id the executor, the audit
+ * CancellationRegistry (procedures/framework/cancellation.ts) under the query id the executor, the audit
  * record and the trace use; KILL through the router, a kill through the registry and a client
  * disconnect all act on that one entry, and it is gone when the CALL ends. Also: a CALL that
  * does not parse is answered 1064 and audited once, through the router.
@@ -9,16 +9,16 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { CatalogSet, FileSystemProcedureCatalog } from '../../../src/catalogs.js';
-import { LocalFileIO } from '../../../src/paimon/local-file-io.js';
-import { ProcedureRegistry } from '../../../procedures/registry.js';
-import { ProcedureExecutor } from '../../../procedures/executor.js';
-import { CancellationRegistry } from '../../../procedures/cancellation.js';
+import { LocalFileIO } from '../../../src/paimon/fs/local-file-io.js';
+import { ProcedureRegistry } from '../../../procedures/framework/registry.js';
+import { ProcedureExecutor } from '../../../procedures/framework/executor.js';
+import { CancellationRegistry } from '../../../procedures/framework/cancellation.js';
 import { configSchema } from '../../../src/config-schema.js';
-import { Router } from '../../../src/router.js';
+import { Router } from '../../../src/router/router.js';
 import { createOpsHooks } from '../../../src/observability/ops-hooks.js';
 import type { AuditRecord, AuditSink } from '../../../src/observability/audit.js';
 import { maskText } from '../../../src/security/masking.js';
-import { echoProcedure, makeSession, makeWarehouse, runLocal } from '../router-fixtures.js';
+import { echoProcedure, makeSession, makeWarehouse, runLocal } from '../router/router-fixtures.js';
 
 class Memory implements AuditSink {
   records: AuditRecord[] = [];

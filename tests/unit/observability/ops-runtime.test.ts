@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { configSchema } from '../../../src/config-schema.js';
 import { startOps, defaultDataDir } from '../../../src/observability/ops-runtime.js';
 import { silentLogger } from '../../../src/observability/logger.js';
-import { defineProcedure, ProcedureRegistry } from '../../../procedures/registry.js';
-import { ProcedureExecutor } from '../../../procedures/executor.js';
+import { defineProcedure, ProcedureRegistry } from '../../../procedures/framework/registry.js';
+import { ProcedureExecutor } from '../../../procedures/framework/executor.js';
 import { buildCatalogs } from '../../../src/catalogs.js';
-import type { ArgumentValue, CallArgument } from '../../../procedures/binding.js';
+import type { ArgumentValue, CallArgument } from '../../../procedures/framework/binding.js';
 
 const str = (value: string): ArgumentValue => ({ kind: 'string', value });
 const named = (...pairs: [string, ArgumentValue][]): CallArgument[] => pairs.map(([name, value], i) => ({ name, value, offset: i }));

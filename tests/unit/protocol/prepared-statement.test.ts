@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { binaryResultSetPayloads, buildBinaryRow, parseExecute, prepareOkPayloads, statementIdOf } from '../../../protocol/prepared-statement.js';
 import { CLIENT_DEPRECATE_EOF, MYSQL_TYPE_DATETIME, MYSQL_TYPE_LONGLONG, MYSQL_TYPE_VAR_STRING } from '../../../protocol/constants.js';
 import type { ColumnDefinition } from '../../../protocol/result-set.js';
-import { bindPlaceholders, findPlaceholders, sqlLiteral } from '../../../src/prepared-call.js';
+import { bindPlaceholders, findPlaceholders, sqlLiteral } from '../../../src/router/prepared-call.js';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
 const col = (type: number): ColumnDefinition => ({ schema: '', table: '', orgTable: '', name: 'c', orgName: 'c', characterSet: 63, columnLength: 20, type, flags: 0, decimals: 0 });

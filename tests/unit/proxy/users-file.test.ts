@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cachingSha2Hash, cachingSha2Token, generateScramble, nativePasswordHash, nativePasswordToken } from '../../../protocol/auth.js';
 import { resolveLocalUsers } from '../../../src/users-file.js';
-import { LocalAuthenticator } from '../../../src/local-auth.js';
+import { LocalAuthenticator } from '../../../src/session/local-auth.js';
 import type { HandshakeResponse41 } from '../../../protocol/handshake.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'users-'));

@@ -5,7 +5,7 @@ import {
   type UserGrants, type PrivilegeRequirement, type Privilege,
 } from '../../../src/security/privileges.js';
 import { parseConfigGrants } from '../../../src/security/grants-parser.js';
-import { ERROR_CODES } from '../../../procedures/errors.js';
+import { ERROR_CODES } from '../../../procedures/framework/errors.js';
 
 const who = { user: 'ops', host: '10.0.0.7' };
 const g = (...texts: string[]): UserGrants => parseConfigGrants(texts);
@@ -114,7 +114,7 @@ describe('privilege matrix over every procedure', () => {
 describe('privilege matrix over the registered procedures (declared privileges)', async () => {
   const { createDefaultRegistry } = await import('../../../procedures/index.js');
   const { jobProcedures } = await import('../../../procedures/jobs/job-procedures.js');
-  const { ProcedureRegistry } = await import('../../../procedures/registry.js');
+  const { ProcedureRegistry } = await import('../../../procedures/framework/registry.js');
   const registry = createDefaultRegistry();
   const all = [...registry.list().map((r) => r.signature), ...new ProcedureRegistry(jobProcedures(() => undefined)).list().map((r) => r.signature)];
   test('there are procedures to check', () => assert.ok(all.length >= 4));

@@ -6,17 +6,17 @@
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { toBinaryRow } from '../../../../src/paimon/binary-row.js';
-import { EMPTY_STATS } from '../../../../src/paimon/simple-stats.js';
-import type { DataFileMeta } from '../../../../src/paimon/data-file-meta.js';
-import type { IndexManifestEntry } from '../../../../src/paimon/index-manifest.js';
-import type { DeletionVectorBlob } from '../../../../src/paimon/deletion-vector.js';
+import { toBinaryRow } from '../../../../src/paimon/spec/binary-row.js';
+import { EMPTY_STATS } from '../../../../src/paimon/spec/simple-stats.js';
+import type { DataFileMeta } from '../../../../src/paimon/spec/data-file-meta.js';
+import type { IndexManifestEntry } from '../../../../src/paimon/table/index-manifest.js';
+import type { DeletionVectorBlob } from '../../../../src/paimon/spec/deletion-vector.js';
 import { checkUnawareDvConflicts, compactionFileSize, packUnawareDv, pickBucketedFullDv, rollVectors, unawareCandidate, type DvInfo, type UnawareDvPlanOptions } from '../../../../src/paimon/compact/append-dv.js';
 import { pickBucketedFull, pickBucketedMinor } from '../../../../src/paimon/compact/append-compaction.js';
 import { isPaimonError } from '../../../../src/paimon/errors.js';
 import { checkSortCompactable } from '../../../../src/paimon/compact/sort-compaction.js';
 import { checkCompactable } from '../../../../src/paimon/compact/compact-table.js';
-import type { TableSchema } from '../../../../src/paimon/table-schema.js';
+import type { TableSchema } from '../../../../src/paimon/spec/table-schema.js';
 
 let seq = 0;
 function file(name: string, size: number, rows = 100): DataFileMeta {

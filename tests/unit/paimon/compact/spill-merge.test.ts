@@ -13,7 +13,7 @@ import { readSpill, SpillWriter } from '../../../../src/paimon/compact/spill-fil
 import { compactionMemory, mergeSection, planSectionMerge, type SectionMergePlan } from '../../../../src/paimon/compact/spill-merge.js';
 import type { MergeFunction } from '../../../../src/paimon/compact/merge-function.js';
 import { createMergeFunction } from '../../../../src/paimon/compact/merge-function.js';
-import type { DataFileMeta } from '../../../../src/paimon/data-file-meta.js';
+import type { DataFileMeta } from '../../../../src/paimon/spec/data-file-meta.js';
 import type { DataFieldSpec, FieldType } from '../../../../src/paimon/data/field-type.js';
 import { Decimal, Timestamp, type Datum, type KeyValue, type RowKindByte } from '../../../../src/paimon/data/internal-row.js';
 

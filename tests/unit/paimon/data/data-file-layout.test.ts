@@ -13,7 +13,7 @@ import {
   arrayElementFieldId,
   mapKeyFieldId,
 } from '../../../../src/paimon/data/data-file-layout.js';
-import { parseMemorySize } from '../../../../src/paimon/core-options.js';
+import { parseMemorySize } from '../../../../src/paimon/spec/core-options.js';
 import { fieldIdsOption } from '../../../../src/paimon/data/duckdb-engine.js';
 import { parseFieldType, typeToString } from '../../../../src/paimon/data/field-type.js';
 

@@ -1,0 +1,143 @@
+/**
+ * A procedure's signature, declared once per procedure: parameter names with their accepted
+ * aliases, positional order, types, required flags, defaults, descriptions, result columns
+ * and the privilege it needs. The same declaration drives argument binding, validation, the
+ * docs table, `SHOW PROCEDURES` and the tests (one source of truth).
+ *
+ * Types are Spark's procedure parameter types (paimon-spark `ProcedureParameter`), because
+ * names, order and types follow Paimon's Spark procedures so that Spark scripts work here.
+ */
+import type { ColumnType } from './reply.js';
+
+/** Parameter types (Spark's STRING, INT, BIGINT, BOOLEAN, DOUBLE). */
+export type ParamType = 'string' | 'int' | 'bigint' | 'boolean' | 'double';
+
+/** The TypeScript value a bound parameter of each type has. */
+export interface ParamValueOf {
+  string: string;
+  int: number;
+  bigint: bigint;
+  boolean: boolean;
+  double: number;
+}
+
+export interface ParamSpec {
+  /** Canonical name (Spark's), matched case-insensitively. */
+  readonly name: string;
+  /** Other accepted names (Flink's spelling, older names), matched case-insensitively. */
+  readonly aliases?: readonly string[];
+  readonly type: ParamType;
+  readonly required?: boolean;
+  /** Used when the argument is absent or NULL. */
+  readonly default?: string | number | bigint | boolean;
+  readonly description: string;
+}
+
+export interface ResultColumnSpec {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly description: string;
+}
+
+/**
+ * The privilege a procedure needs (issue 6). `on` says what it is checked against:
+ * the table named by the `table` argument, its database, or the catalog.
+ */
+export interface PrivilegeSpec {
+  readonly privilege: 'SELECT' | 'ALTER' | 'DROP' | 'ADMIN';
+  readonly on: 'table' | 'database' | 'catalog';
+}
+
+export interface ProcedureSignature {
+  /** Canonical procedure name, lower case (Paimon's identifier). */
+  readonly name: string;
+  /** Other names the procedure answers to (for example Spark's `rollback` for `rollback_to`). */
+  readonly aliases?: readonly string[];
+  readonly description: string;
+  /** Parameters in positional order. */
+  readonly params: readonly ParamSpec[];
+  /** Result columns: Paimon's own first, then ours. */
+  readonly resultColumns: readonly ResultColumnSpec[];
+  readonly privilege: PrivilegeSpec;
+  /** True when the procedure can delete or rewrite anything (it must then accept dry_run). */
+  readonly destructive: boolean;
+}
+
+type ValueOf<P extends ParamSpec> = ParamValueOf[P['type']];
+
+/**
+ * Bound arguments keyed by canonical parameter name: required parameters and parameters with
+ * a default are always present; other optional ones are null when absent.
+ */
+export type BoundArgs<Ps extends readonly ParamSpec[]> = {
+  [P in Ps[number] as P['name']]: P extends { required: true }
+    ? ValueOf<P>
+    : P extends { default: string | number | bigint | boolean }
+      ? ValueOf<P>
+      : ValueOf<P> | null;
+};
+
+/** Human signature text used in error messages and listings: `expire_snapshots(table STRING!, retain_max INT, ...)`. */
+export function formatSignature(sig: ProcedureSignature): string {
+  const params = sig.params.map((p) => {
+    let s = `${p.name} ${p.type.toUpperCase()}`;
+    if (p.required) s += ' required';
+    else if (p.default !== undefined) s += ` = ${formatDefault(p.default)}`;
+    if (p.aliases && p.aliases.length > 0) s += ` (alias ${p.aliases.join(', ')})`;
+    return s;
+  });
+  return `${sig.name}(${params.join(', ')})`;
+}
+
+function formatDefault(v: string | number | bigint | boolean): string {
+  if (typeof v === 'string') return `'${v}'`;
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  return String(v);
+}
+
+/**
+ * Checks a declaration for mistakes that would make binding ambiguous: duplicate names or
+ * aliases, a required parameter with a default, a default of the wrong type, a destructive
+ * procedure without dry_run. Run by the registry at registration.
+ */
+export function validateSignature(sig: ProcedureSignature): void {
+  const problems: string[] = [];
+  if (!/^[a-z][a-z0-9_]*$/.test(sig.name)) problems.push(`name '${sig.name}' must be lower case letters, digits and _`);
+  const seen = new Map<string, string>();
+  for (const p of sig.params) {
+    for (const n of [p.name, ...(p.aliases ?? [])]) {
+      const k = n.toLowerCase();
+      const prev = seen.get(k);
+      if (prev !== undefined) problems.push(`parameter name '${n}' of '${p.name}' is already used by '${prev}'`);
+      seen.set(k, p.name);
+    }
+    if (p.required && p.default !== undefined) problems.push(`parameter '${p.name}' is required and has a default`);
+    if (p.default !== undefined && !defaultMatches(p.type, p.default)) {
+      problems.push(`default of '${p.name}' does not match its type ${p.type}`);
+    }
+  }
+  if (sig.destructive && !sig.params.some((p) => p.name === 'dry_run' && p.type === 'boolean')) {
+    problems.push('a destructive procedure must accept dry_run BOOLEAN');
+  }
+  const cols = new Set<string>();
+  for (const c of sig.resultColumns) {
+    if (cols.has(c.name)) problems.push(`result column '${c.name}' is declared twice`);
+    cols.add(c.name);
+  }
+  if (problems.length > 0) throw new Error(`invalid signature of procedure ${sig.name}: ${problems.join('; ')}`);
+}
+
+function defaultMatches(type: ParamType, v: string | number | bigint | boolean): boolean {
+  switch (type) {
+    case 'string':
+      return typeof v === 'string';
+    case 'int':
+      return typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647;
+    case 'bigint':
+      return typeof v === 'bigint';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'double':
+      return typeof v === 'number';
+  }
+}

@@ -1,0 +1,531 @@
+/**
+ * The commit path (`FileStoreCommitImpl.tryCommit`/`tryCommitOnce` of Paimon 1.4,
+ * `ConflictDetection`, `RenamingSnapshotCommit`):
+ *
+ *  1. read the latest snapshot (hint, then listing);
+ *  2. with conflict detection (any DELETE, any index change, COMPACT/OVERWRITE, or on request):
+ *     merge the live entries of the changed partitions with the new entries; a DELETE without a
+ *     live ADD, an ADD of a live file, a changed total-bucket count or overlapping key ranges at
+ *     level >= 1 fail with COMMIT_CONFLICT (Java throws, it does not retry these); then the
+ *     caller's `conflictCheck`, if any, against the same latest snapshot (every attempt);
+ *  3. write the base list (the previous data manifests, unchanged), the delta manifests and list,
+ *     the changelog manifests and list, and the index manifest when index files changed;
+ *  4. build the snapshot as `tryCommitOnce` fills it (latest schema id, record counts, watermark
+ *     max, statistics inherited while the schema is unchanged, indexManifest and nextRowId carried);
+ *  5. create `snapshot-N` atomically (create-if-absent), then the LATEST hint;
+ *  6. if the id was taken by someone else, retry from 1 with a fresh latest, up to
+ *     `commit.max-retries` (10) with backoff between `commit.min-retry-wait` and
+ *     `commit.max-retry-wait`; before retrying, a snapshot by the same commit user with the same
+ *     identifier and kind means the commit already landed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FileIO } from '../fs/file-io.js';
+import { PaimonError, isPaimonError } from '../errors.js';
+import { join } from '../fs/path.js';
+import { branchPath, normalizeBranch } from './branch.js';
+import { parseJson, isJsonObject, toBigInt } from '../spec/json.js';
+import { SnapshotManager } from './snapshot-manager.js';
+import {
+  applyWriterStyle,
+  CURRENT_SNAPSHOT_VERSION,
+  FIRST_SNAPSHOT_ID,
+  type CommitKind,
+  type Snapshot,
+  type SnapshotWriterStyle,
+} from '../spec/snapshot.js';
+import type { BinaryFieldType, BinaryRow } from '../spec/binary-row.js';
+import { compareStatsValues } from '../spec/simple-stats.js';
+import { mergeEntries } from '../spec/file-entry.js';
+import type { ManifestEntry } from '../spec/manifest-entry.js';
+import { DEFAULT_MANIFEST_TARGET_FILE_SIZE, ManifestFile, type MetadataFileOptions } from './manifest-file.js';
+import type { ManifestFileMeta } from '../spec/manifest-file-meta.js';
+import { ManifestList } from './manifest-list.js';
+import { DELETION_VECTORS_INDEX, IndexManifestFile, type BucketMode, type IndexManifestEntry } from './index-manifest.js';
+import { FileStoreScan } from './file-store-scan.js';
+import { FileStorePathFactory } from './file-store-path-factory.js';
+import type { PartitionField, PartitionPathOptions } from '../spec/partition-path.js';
+
+export interface FileStoreCommitOptions {
+  fileIO: FileIO;
+  tablePath: string;
+  branch?: string | null;
+  /** Stable per job: the idempotency key of a retried commit, with the identifier and kind. */
+  commitUser: string;
+  partitionFields: readonly PartitionField[];
+  /** Trimmed primary-key types (for the level >= 1 key-range check); empty for append tables. */
+  keyTypes?: readonly BinaryFieldType[];
+  bucketMode: BucketMode;
+  /** Table options (`manifest.compression`, `commit.max-retries`, ...). */
+  tableOptions?: Readonly<Record<string, string>>;
+  /** Snapshot JSON layout to write (default 1.4). */
+  writerStyle?: SnapshotWriterStyle;
+  /** The latest schema id; default: the highest `schema/schema-N` of the branch. */
+  latestSchemaId?: () => Promise<number>;
+  /** Wall clock for `timeMillis` (tests). */
+  now?: () => number;
+  /** Sleep between retries (tests). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface CommitChanges {
+  kind: CommitKind;
+  /** New data-file entries (ADD, and DELETE copies of live ADDs). */
+  deltaEntries: readonly ManifestEntry[];
+  changelogEntries?: readonly ManifestEntry[];
+  /** Index file changes (ADD/DELETE); the new index manifest is their combination with the old one. */
+  indexEntries?: readonly IndexManifestEntry[];
+  commitIdentifier: bigint;
+  watermark?: bigint | null;
+  properties?: Readonly<Record<string, string>>;
+  /** A statistics file written for this commit (ANALYZE); otherwise inherited. */
+  statisticsFile?: string | null;
+  /**
+   * The snapshot the changes were planned from. With `requireBase`, any other latest snapshot is a
+   * COMMIT_CONFLICT; without it, the conflict check decides (as Java does).
+   */
+  baseSnapshotId?: number | null;
+  requireBase?: boolean;
+  /** Force (true) or skip (false) conflict detection; default as Java: on for DELETE/index/COMPACT/OVERWRITE. */
+  detectConflicts?: boolean;
+  /**
+   * A caller's own conflict rule, evaluated in every attempt against the snapshot this commit is
+   * about to supersede (after the built-in checks, before any file of the attempt is written); it
+   * throws (COMMIT_CONFLICT) to give up. `snapshot-N` is created atomically, so a concurrent commit
+   * that lands after the check makes the attempt lose its id, and the next attempt evaluates the
+   * rule again against that commit: no window is left between the check and the snapshot.
+   */
+  conflictCheck?: (latest: Snapshot | null) => Promise<void>;
+}
+
+export interface CommitResult {
+  snapshot: Snapshot;
+  /** 1 when the first attempt succeeded. */
+  attempts: number;
+  /** True when a previous attempt had landed already (found by commit user, identifier and kind). */
+  alreadyCommitted: boolean;
+}
+
+const DEFAULT_MAX_RETRIES = 10;
+const DEFAULT_MIN_RETRY_WAIT = 10;
+const DEFAULT_MAX_RETRY_WAIT = 10_000;
+
+export class FileStoreCommit {
+  readonly branch: string;
+  readonly snapshotManager: SnapshotManager;
+  readonly pathFactory: FileStorePathFactory;
+  readonly manifestFile: ManifestFile;
+  readonly manifestList: ManifestList;
+  readonly indexManifestFile: IndexManifestFile;
+  readonly scan: FileStoreScan;
+  private readonly partitionTypes: BinaryFieldType[];
+
+  constructor(readonly opts: FileStoreCommitOptions) {
+    this.branch = normalizeBranch(opts.branch);
+    this.snapshotManager = new SnapshotManager(opts.fileIO, opts.tablePath, this.branch);
+    const to = opts.tableOptions ?? {};
+    const partitionOptions: PartitionPathOptions & { dataFilePathDirectory?: string | null } = {
+      defaultName: to['partition.default-name'],
+      legacyName: to['partition.legacy-name'] === undefined ? true : to['partition.legacy-name'] === 'true',
+      dataFilePathDirectory: to['data-file.path-directory'] ?? null,
+    };
+    this.pathFactory = new FileStorePathFactory(opts.tablePath, opts.partitionFields, partitionOptions);
+    const meta: MetadataFileOptions = {
+      compression: to['avro.codec'] ?? to['manifest.compression'] ?? 'zstd',
+      zstdLevel: to['file.compression.zstd-level'] === undefined ? 1 : Number(to['file.compression.zstd-level']),
+      targetFileSize: parseMemorySize(to['manifest.target-file-size']),
+    };
+    this.partitionTypes = opts.partitionFields.map((f) => f.type);
+    this.manifestFile = new ManifestFile(opts.fileIO, this.pathFactory, this.partitionTypes, meta);
+    this.manifestList = new ManifestList(opts.fileIO, this.pathFactory, meta);
+    this.indexManifestFile = new IndexManifestFile(opts.fileIO, this.pathFactory, meta);
+    this.scan = new FileStoreScan(this.manifestList, this.manifestFile);
+  }
+
+  private option(key: string): string | undefined {
+    return this.opts.tableOptions?.[key];
+  }
+
+  private async latestSchemaId(): Promise<number> {
+    if (this.opts.latestSchemaId) return this.opts.latestSchemaId();
+    const dir = join(branchPath(this.opts.tablePath, this.branch), 'schema');
+    let max = -1;
+    for await (const st of this.opts.fileIO.list(dir)) {
+      const m = /^schema-(\d+)$/.exec(st.path.slice(st.path.lastIndexOf('/') + 1));
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+    if (max < 0) throw new PaimonError('SCHEMA_NOT_FOUND', `Cannot get latest schema for table ${this.opts.tablePath}`);
+    return max;
+  }
+
+  /** Commits the changes as one snapshot, retrying only when the snapshot id was taken. */
+  async commit(changes: CommitChanges): Promise<CommitResult> {
+    if (changes.kind !== 'APPEND' && changes.kind !== 'COMPACT' && changes.kind !== 'OVERWRITE' && changes.kind !== 'ANALYZE') {
+      throw new PaimonError('INVALID_ARGUMENT', `unknown commit kind ${String(changes.kind)}`);
+    }
+    if (this.option('row-tracking.enabled') === 'true' && changes.deltaEntries.some((e) => e.kind === 'ADD' && e.file.firstRowId === null)) {
+      throw new PaimonError('UNSUPPORTED_TABLE', `table ${this.opts.tablePath} has row tracking enabled; adding files without row ids is not supported`);
+    }
+    if (
+      changes.kind === 'APPEND' &&
+      (changes.deltaEntries.some((e) => e.kind === 'DELETE') || (changes.indexEntries ?? []).some((e) => e.indexFile.indexType === DELETION_VECTORS_INDEX))
+    ) {
+      // ConflictDetection.shouldBeOverwriteCommit: Java commits such an APPEND as OVERWRITE.
+      changes = { ...changes, kind: 'OVERWRITE' };
+    }
+    const maxRetries = intOption(this.option('commit.max-retries'), DEFAULT_MAX_RETRIES);
+    const minWait = durationMs(this.option('commit.min-retry-wait'), DEFAULT_MIN_RETRY_WAIT);
+    const maxWait = durationMs(this.option('commit.max-retry-wait'), DEFAULT_MAX_RETRY_WAIT);
+    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    let previousLatest: Snapshot | null | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const latest = await this.snapshotManager.latestSnapshot();
+      if (previousLatest !== undefined && latest !== null) {
+        const landed = await this.findLandedCommit(previousLatest, latest, changes);
+        if (landed) return { snapshot: landed, attempts: attempt + 1, alreadyCommitted: true };
+      }
+      const result = await this.tryCommitOnce(changes, latest);
+      if (result !== null) return { snapshot: result, attempts: attempt + 1, alreadyCommitted: false };
+      if (attempt >= maxRetries) {
+        throw new PaimonError(
+          'COMMIT_CONFLICT',
+          `Commit to ${this.opts.tablePath} failed after ${attempt + 1} attempts: snapshot ids kept being taken by concurrent commits`,
+        );
+      }
+      previousLatest = latest;
+      const wait = Math.min(maxWait, minWait * 2 ** attempt);
+      await sleep(wait / 2 + Math.random() * (wait / 2));
+    }
+  }
+
+  /** After a lost race: did a snapshot by us (user, identifier, kind) land after `before`? */
+  private async findLandedCommit(before: Snapshot | null, latest: Snapshot, changes: CommitChanges): Promise<Snapshot | null> {
+    const start = before === null ? FIRST_SNAPSHOT_ID : before.id + 1;
+    for (let id = start; id <= latest.id; id++) {
+      const s = id === latest.id ? latest : await this.snapshotManager.tryGetSnapshot(id);
+      if (s && s.commitUser === this.opts.commitUser && s.commitIdentifier === changes.commitIdentifier && s.commitKind === changes.kind) return s;
+    }
+    return null;
+  }
+
+  /** One attempt: the committed snapshot, or null when snapshot-N already existed. */
+  async tryCommitOnce(changes: CommitChanges, latest: Snapshot | null): Promise<Snapshot | null> {
+    const latestId = latest?.id ?? null;
+    if (changes.requireBase && (changes.baseSnapshotId ?? null) !== latestId) {
+      throw new PaimonError(
+        'COMMIT_CONFLICT',
+        `The latest snapshot of ${this.where()} is ${latestId ?? 'none'}, but the changes were planned from snapshot ${changes.baseSnapshotId ?? 'none'}; plan again`,
+      );
+    }
+    const delta = changes.deltaEntries;
+    const changelog = changes.changelogEntries ?? [];
+    const index = changes.indexEntries ?? [];
+    const detect =
+      changes.detectConflicts ??
+      (changes.kind === 'COMPACT' || changes.kind === 'OVERWRITE' || delta.some((e) => e.kind === 'DELETE') || index.length > 0);
+    if (latest !== null && detect) {
+      await this.checkConflicts(latest, delta, changes.kind);
+    } else if (latest === null) {
+      const del = delta.find((e) => e.kind === 'DELETE');
+      if (del) {
+        throw new PaimonError('COMMIT_CONFLICT', `File deletion conflicts detected: ${del.file.fileName} is deleted but ${this.where()} has no snapshot`);
+      }
+    }
+    if (changes.conflictCheck) await changes.conflictCheck(latest);
+
+    const newId = latest === null ? FIRST_SNAPSHOT_ID : latest.id + 1;
+    const written: string[] = [];
+    let snapshot: Snapshot;
+    try {
+      const schemaId = await this.latestSchemaId();
+      const previous = latest === null ? [] : await this.manifestList.readDataManifests(latest);
+      const baseManifests = await this.mergeSmallManifests(previous, BigInt(schemaId), written);
+      const base = await this.manifestList.write(baseManifests);
+      written.push(base.fileName);
+
+      let deltaRecordCount = 0n;
+      for (const e of delta) deltaRecordCount += e.kind === 'ADD' ? e.file.rowCount : -e.file.rowCount;
+      const totalRecordCount = (latest?.totalRecordCount ?? 0n) + deltaRecordCount;
+
+      const deltaMetas = await this.manifestFile.write(delta, BigInt(schemaId));
+      written.push(...deltaMetas.map((m) => m.fileName));
+      const deltaList = await this.manifestList.write(deltaMetas);
+      written.push(deltaList.fileName);
+
+      let changelogList: { fileName: string; fileSize: number } | null = null;
+      let changelogRecordCount: bigint | undefined;
+      if (changelog.length > 0) {
+        const metas = await this.manifestFile.write(changelog, BigInt(schemaId));
+        written.push(...metas.map((m) => m.fileName));
+        changelogList = await this.manifestList.write(metas);
+        written.push(changelogList.fileName);
+        changelogRecordCount = changelog.reduce((n, e) => n + e.file.rowCount, 0n);
+      }
+
+      const oldIndexManifest = latest?.indexManifest ?? null;
+      const indexManifest = await this.indexManifestFile.writeIndexFiles(oldIndexManifest, index, this.opts.bucketMode);
+      if (indexManifest !== null && indexManifest !== oldIndexManifest) written.push(indexManifest);
+
+      let watermark = changes.watermark ?? undefined;
+      if (latest?.watermark !== undefined && latest.watermark !== null) {
+        watermark = watermark === undefined ? latest.watermark : watermark > latest.watermark ? watermark : latest.watermark;
+      }
+
+      let statistics: string | undefined;
+      if (changes.statisticsFile) statistics = changes.statisticsFile;
+      else if (latest?.statistics) {
+        const statsSchemaId = await this.readStatisticsSchemaId(latest.statistics);
+        if (statsSchemaId !== null && statsSchemaId === BigInt(schemaId)) statistics = latest.statistics;
+      }
+
+      const props = changes.properties && Object.keys(changes.properties).length > 0 ? { ...changes.properties } : undefined;
+      snapshot = applyWriterStyle(
+        {
+          version: CURRENT_SNAPSHOT_VERSION,
+          id: newId,
+          schemaId,
+          baseManifestList: base.fileName,
+          baseManifestListSize: base.fileSize,
+          deltaManifestList: deltaList.fileName,
+          deltaManifestListSize: deltaList.fileSize,
+          ...(changelogList ? { changelogManifestList: changelogList.fileName, changelogManifestListSize: changelogList.fileSize } : {}),
+          ...(indexManifest !== null ? { indexManifest } : {}),
+          commitUser: this.opts.commitUser,
+          commitIdentifier: changes.commitIdentifier,
+          commitKind: changes.kind,
+          timeMillis: (this.opts.now ?? Date.now)(),
+          totalRecordCount,
+          deltaRecordCount,
+          ...(changelogRecordCount !== undefined ? { changelogRecordCount } : {}),
+          ...(watermark !== undefined ? { watermark } : {}),
+          ...(statistics !== undefined ? { statistics } : {}),
+          ...(props ? { properties: props } : {}),
+          nextRowId: latest?.nextRowId ?? 0n,
+        },
+        this.opts.writerStyle ?? '1.4',
+        randomUUID(),
+      );
+    } catch (e) {
+      await this.cleanUp(written);
+      throw e;
+    }
+
+    let created: boolean;
+    try {
+      created = await this.snapshotManager.commitSnapshot(snapshot);
+    } catch (e) {
+      // Uncertain outcome: the snapshot may exist; keep the files (orphan cleaning removes leftovers).
+      if (isPaimonError(e)) throw e;
+      throw new PaimonError('STORAGE_ERROR', `writing snapshot ${newId} of ${this.where()} failed: ${(e as Error).message}`, { cause: e });
+    }
+    if (!created) {
+      // "Already exists" can also mean our own write landed and its acknowledgement was lost (an
+      // SDK retry of a conditional PUT that had succeeded): the snapshot then names our delta list,
+      // whose name is unique to this attempt.
+      let existing: Snapshot | null = null;
+      try {
+        existing = await this.snapshotManager.tryGetSnapshot(newId);
+      } catch {
+        return null; // cannot tell: keep the files (orphan cleaning removes them if unused)
+      }
+      if (existing !== null && existing.deltaManifestList === snapshot.deltaManifestList) {
+        await this.snapshotManager.commitLatestHint(newId);
+        return existing;
+      }
+      if (existing !== null) await this.cleanUp(written); // someone else's snapshot: ours are unreferenced
+      return null;
+    }
+    return snapshot;
+  }
+
+  /**
+   * `ManifestFileMerger.tryMinorCompaction`: walk the previous data manifests in order; a run whose
+   * sizes add up to `manifest.target-file-size` is merged (FileEntry.mergeEntries, so ADD/DELETE
+   * pairs cancel and unmatched DELETEs stay) into new manifests; a trailing run is merged only when
+   * it has at least `manifest.merge-min-count` (30) files. New files are recorded in `written`.
+   * (Java's full compaction, triggered by `manifest.full-compaction-threshold-size`, is not done:
+   * leaving manifests unmerged is valid, it only costs readers time.)
+   */
+  private async mergeSmallManifests(input: readonly ManifestFileMeta[], latestSchemaId: bigint, written: string[]): Promise<ManifestFileMeta[]> {
+    const target = BigInt(this.manifestFile.options.targetFileSize ?? DEFAULT_MANIFEST_TARGET_FILE_SIZE);
+    const minCount = intOption(this.option('manifest.merge-min-count'), 30);
+    const result: ManifestFileMeta[] = [];
+    let candidates: ManifestFileMeta[] = [];
+    let total = 0n;
+    const merge = async (): Promise<void> => {
+      if (candidates.length === 1) {
+        result.push(candidates[0]);
+        return;
+      }
+      const map = await this.scan.mergeManifests(candidates);
+      if (map.size > 0) {
+        const merged = await this.manifestFile.write([...map.values()], latestSchemaId);
+        written.push(...merged.map((m) => m.fileName));
+        result.push(...merged);
+      }
+    };
+    for (const m of input) {
+      total += m.fileSize;
+      candidates.push(m);
+      if (total >= target) {
+        await merge();
+        candidates = [];
+        total = 0n;
+      }
+    }
+    if (candidates.length >= minCount) await merge();
+    else result.push(...candidates);
+    return result;
+  }
+
+  private where(): string {
+    return this.branch === 'main' ? this.opts.tablePath : `${this.opts.tablePath} (branch ${this.branch})`;
+  }
+
+  private async cleanUp(fileNames: readonly string[]): Promise<void> {
+    if (fileNames.length === 0) return;
+    try {
+      await this.opts.fileIO.deleteMany(fileNames.map((n) => this.pathFactory.toManifestFilePath(n)));
+    } catch {
+      // Best effort: leftovers are unreferenced and removed by orphan cleaning.
+    }
+  }
+
+  private async readStatisticsSchemaId(fileName: string): Promise<bigint | null> {
+    try {
+      const text = (await this.opts.fileIO.readFile(this.pathFactory.toStatsFilePath(fileName))).toString('utf8');
+      const obj = parseJson(text, fileName);
+      if (!isJsonObject(obj) || obj.schemaId === undefined) return null;
+      return toBigInt(obj.schemaId);
+    } catch (e) {
+      if (isPaimonError(e, 'FILE_NOT_FOUND')) return null;
+      throw e;
+    }
+  }
+
+  /** `ConflictDetection.checkConflicts` for the entries of this commit against `latest`. */
+  async checkConflicts(latest: Snapshot, delta: readonly ManifestEntry[], kind: CommitKind): Promise<void> {
+    const changed = new Map<string, BinaryRow>();
+    for (const e of delta) changed.set(e.partition.key(), e.partition);
+    if (changed.size === 0) return;
+    const base = await this.scan.readLiveEntriesOfPartitions(latest, [...changed.values()]);
+    checkEntryConflicts(base, delta, kind, this.opts.keyTypes ?? [], latest.id);
+  }
+}
+
+/**
+ * The pure part of `ConflictDetection.checkConflicts`: merge live entries with the new ones, then
+ * refuse deletes of missing files, double adds, changed bucket counts and level >= 1 overlaps.
+ */
+export function checkEntryConflicts(
+  base: readonly ManifestEntry[],
+  delta: readonly ManifestEntry[],
+  kind: CommitKind,
+  keyTypes: readonly BinaryFieldType[],
+  latestId: number,
+): void {
+  if (kind !== 'OVERWRITE') {
+    // checkBucketKeepSame: over base + delta, unmerged, ignoring totalBuckets <= 0.
+    const buckets = new Map<string, number>();
+    for (const e of [...base, ...delta]) {
+      if (e.totalBuckets <= 0) continue;
+      const k = e.partition.key();
+      const prev = buckets.get(k);
+      if (prev === undefined) buckets.set(k, e.totalBuckets);
+      else if (prev !== e.totalBuckets) {
+        throw new PaimonError('COMMIT_CONFLICT', `Total buckets of a partition changed from ${prev} to ${e.totalBuckets} (file ${e.file.fileName}) without overwrite. Give up committing.`);
+      }
+    }
+  }
+  try {
+    // The delta alone must not add and delete the same file, nor add it twice.
+    mergeEntries(delta);
+  } catch (e) {
+    throw new PaimonError('COMMIT_CONFLICT', `The changes add the same file twice: ${(e as Error).message}`, { cause: e });
+  }
+  let merged: Map<string, ManifestEntry>;
+  try {
+    merged = mergeEntries([...base, ...delta]);
+  } catch (e) {
+    throw new PaimonError('COMMIT_CONFLICT', `File deletion conflicts detected against snapshot ${latestId}: ${(e as Error).message}. Give up committing.`, { cause: e });
+  }
+  for (const e of merged.values()) {
+    if (e.kind === 'DELETE') {
+      throw new PaimonError(
+        'COMMIT_CONFLICT',
+        `File deletion conflicts detected: ${e.file.fileName} (bucket ${e.bucket}, level ${e.file.level}) is no longer live in snapshot ${latestId}. Give up committing.`,
+      );
+    }
+  }
+  if (keyTypes.length > 0) checkKeyRanges([...merged.values()], keyTypes);
+}
+
+/** Java's key comparator on BinaryRow keys of the given types (field by field). */
+export function compareKeys(a: BinaryRow, b: BinaryRow, types: readonly BinaryFieldType[]): number {
+  for (let i = 0; i < types.length; i++) {
+    const x = a.get(i, types[i]);
+    const y = b.get(i, types[i]);
+    if (x === null || y === null) {
+      if (x === y) continue;
+      return x === null ? -1 : 1;
+    }
+    let c = compareStatsValues(types[i], x, y);
+    if (c === null) c = Buffer.compare(Buffer.from(x as Uint8Array), Buffer.from(y as Uint8Array));
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+/** `ConflictDetection.checkKeyRange`: files of one level >= 1 in a bucket must not overlap. */
+export function checkKeyRanges(entries: readonly ManifestEntry[], keyTypes: readonly BinaryFieldType[]): void {
+  const groups = new Map<string, ManifestEntry[]>();
+  for (const e of entries) {
+    if (e.kind !== 'ADD' || e.file.level < 1) continue;
+    const k = `${e.partition.key()}|${e.bucket}|${e.file.level}`;
+    const l = groups.get(k) ?? [];
+    l.push(e);
+    groups.set(k, l);
+  }
+  for (const list of groups.values()) {
+    list.sort((x, y) => compareKeys(x.file.minKey, y.file.minKey, keyTypes));
+    for (let i = 0; i + 1 < list.length; i++) {
+      const a = list[i];
+      const b = list[i + 1];
+      if (compareKeys(a.file.maxKey, b.file.minKey, keyTypes) >= 0) {
+        throw new PaimonError(
+          'COMMIT_CONFLICT',
+          `LSM conflicts detected: files ${a.file.fileName} and ${b.file.fileName} overlap in level ${a.file.level} of bucket ${a.bucket}. Give up committing.`,
+        );
+      }
+    }
+  }
+}
+
+function intOption(v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : dflt;
+}
+
+/** Paimon durations (`10 ms`, `10s`, `1 min`) in milliseconds. */
+function durationMs(v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  const m = /^\s*(\d+)\s*(ms|milli|millis|millisecond|milliseconds|s|sec|secs|second|seconds|min|m|minute|minutes|h|hour|hours)?\s*$/i.exec(v);
+  if (!m) return dflt;
+  const n = Number(m[1]);
+  const u = (m[2] ?? 'ms').toLowerCase();
+  if (u.startsWith('ms') || u.startsWith('milli')) return n;
+  if (u === 's' || u.startsWith('sec')) return n * 1000;
+  if (u === 'm' || u.startsWith('min')) return n * 60_000;
+  return n * 3_600_000;
+}
+
+/** Paimon memory sizes (`8 mb`, `16MB`, `1024`) in bytes; undefined when absent or unreadable. */
+export function parseMemorySize(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^\s*(\d+)\s*([kmgt]?i?b?|bytes?)?\s*$/i.exec(v);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const u = (m[2] ?? '').toLowerCase()[0];
+  const mult = u === 'k' ? 1024 : u === 'm' ? 1024 ** 2 : u === 'g' ? 1024 ** 3 : u === 't' ? 1024 ** 4 : 1;
+  return n * mult;
+}
