@@ -15,6 +15,7 @@ import type { ProcedureRegistry } from '../procedures/framework/registry.js';
 import type { CallerInfo } from '../procedures/framework/context.js';
 import { parseCall, ParseError } from './router/call-parser.js';
 import { buildCatalogs } from './catalogs.js';
+import { ER_PARSE_ERROR, ER_SP_DOES_NOT_EXIST, ER_UNKNOWN_ERROR } from '../protocol/constants.js';
 import type { ProxyConfig } from './config-schema.js';
 import type { ColumnSpec, LocalReply, TextRow, Warning } from './router/route.js';
 
@@ -60,7 +61,7 @@ export async function runCallCommand(argv: string[], config: ProxyConfig, io?: C
   try {
     parsed = parseCall(sql);
   } catch (e) {
-    if (e instanceof ParseError) return fail({ errno: e.errno, sqlState: e.sqlState, message: e.message, code: e.errno === 1064 ? 'PARSE_ERROR' : 'MULTI_STATEMENT' });
+    if (e instanceof ParseError) return fail({ errno: e.errno, sqlState: e.sqlState, message: e.message, code: e.errno === ER_PARSE_ERROR ? 'PARSE_ERROR' : 'MULTI_STATEMENT' });
     throw e;
   }
 
@@ -68,7 +69,7 @@ export async function runCallCommand(argv: string[], config: ProxyConfig, io?: C
   try {
     catalogs = buildCatalogs(config);
   } catch (e) {
-    return fail({ errno: 1105, sqlState: 'HY000', code: 'INTERNAL_ERROR', message: e instanceof Error ? e.message : String(e) });
+    return fail({ errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', code: 'INTERNAL_ERROR', message: e instanceof Error ? e.message : String(e) });
   }
   const names = catalogs.names();
   let catalog: string | null = null;
@@ -78,7 +79,7 @@ export async function runCallCommand(argv: string[], config: ProxyConfig, io?: C
   if (catalog === null || catalogs.get(catalog) === undefined) {
     const what = catalog === null ? 'it is not a Paimon procedure call' : `catalog '${catalog}' is not configured`;
     return fail({
-      errno: 1305,
+      errno: ER_SP_DOES_NOT_EXIST,
       sqlState: '42000',
       code: catalog === null ? 'PROCEDURE_NOT_FOUND' : 'CATALOG_NOT_FOUND',
       message: `Cannot run '${sql.trim()}': ${what}. Use CALL [catalog.]sys.<procedure>(...) with catalog ${names.map((n) => `'${n}'`).join(', ') || '(none configured)'}`,

@@ -64,7 +64,7 @@ async function serve(argv: string[]): Promise<void> {
     file: values.config,
     overrides: { host: values.host, port: values.port, warehouse: values.warehouse, upstream: values.upstream, workers: values.workers },
   });
-  // Issue 6: the audit file and the /metrics port from the command line win over the file.
+  // The audit file and the /metrics port from the command line win over the file.
   if (values['audit-log'] !== undefined) config.audit.file = resolvePath(values['audit-log']);
   if (values['metrics-port'] !== undefined) {
     const p = Number(values['metrics-port']);

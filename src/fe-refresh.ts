@@ -7,6 +7,7 @@
  * committed either way.
  */
 import mysql from 'mysql2/promise';
+import { ER_UNKNOWN_ERROR } from '../protocol/constants.js';
 import type { Warning } from './router/route.js';
 import { maskText, registerSecret } from './security/masking.js';
 
@@ -94,7 +95,7 @@ export class FeRefresher {
       return [
         {
           level: 'Note',
-          code: 1105,
+          code: ER_UNKNOWN_ERROR,
           message: `The FE was not told to refresh ${tables.map((t) => `${catalog}.${t.database}.${t.table}`).join(', ')}: upstream.refresh_user is not configured. Run REFRESH TABLE on the FE to see the change at once.`,
         },
       ];
@@ -111,7 +112,7 @@ export class FeRefresher {
         const why = maskText(`${typeof err.errno === 'number' && err.errno > 0 ? `ERROR ${err.errno}: ` : ''}${String(err.message ?? e)}`);
         warnings.push({
           level: 'Warning',
-          code: 1105,
+          code: ER_UNKNOWN_ERROR,
           message: `The procedure's change is committed, but ${sql} on the FE failed (${why}); the FE may show the table's old metadata until its cache expires or REFRESH TABLE is run.`,
         });
       }

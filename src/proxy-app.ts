@@ -22,7 +22,7 @@ export interface RunningProxy {
   server: ProxyServer;
   address: AddressInfo;
   logger: Logger;
-  /** Issue 6 runtime (jobs, metrics, audit, privileges); absent when a test replaced the router. */
+  /** The ops runtime (jobs, metrics, audit, privileges); absent when a test replaced the router. */
   ops?: OpsRuntime;
   close(): Promise<void>;
 }
@@ -43,7 +43,7 @@ export interface StartProxyOptions {
 
 export function createRouter(config: ProxyConfig, logger: Logger, connections: ConnectionDirectory, ops?: OpsRuntime, catalogs?: CatalogProvider): Router {
   const registry = createDefaultRegistry();
-  // Issue 6: jobs through SQL, and the executor hooks (privileges, locks, timeouts, audit, metrics, FE refresh).
+  // Jobs through SQL, and the executor hooks (privileges, locks, timeouts, audit, metrics, FE refresh).
   for (const p of ops?.jobProcedures ?? []) registry.register(p);
   const executor = new ProcedureExecutor({
     registry,
@@ -60,7 +60,6 @@ export function createRouter(config: ProxyConfig, logger: Logger, connections: C
     // Standalone sessions start in the first configured catalog; with an FE, Doris's default applies.
     defaultCatalog: config.upstream ? null : (config.catalogs[0]?.name ?? null),
     connections,
-    logger,
   });
 }
 

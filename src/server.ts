@@ -12,7 +12,7 @@ import type { Logger } from './observability/logger.js';
 import type { StatementRouter } from './router/route.js';
 import { Session, SessionRegistry, type ProxyStats } from './session/session.js';
 import { loadSecureContext } from './tls.js';
-import type { UpstreamOptions, UpstreamTlsOptions } from './session/upstream.js';
+import type { UpstreamOptions, UpstreamTlsOptions } from './session/upstream-connection.js';
 import { resolveLocalUsers, type LocalUsers } from './users-file.js';
 
 /** What the standalone greeting says; 5.7.99 like Doris, so clients pick the same code paths. */

@@ -169,8 +169,13 @@ export function isCallId(s: string): boolean {
   return /^call-[0-9a-f]{12}$/.test(s);
 }
 
+/** What the registry aborts for a running call (an AbortController, typically the executor's). */
+export interface Abortable {
+  abort(reason: Error): void;
+}
+
 interface Entry extends RunningCall {
-  controller: AbortController;
+  controller: Abortable;
 }
 
 function snapshot(e: Entry): RunningCall {
@@ -190,8 +195,8 @@ export interface CallHandle {
 
 /**
  * Running local procedures by connection id, per proxy process: the one record of what runs
- * (the router registers every intercepted CALL here with `track`; KILL, disconnects,
- * `list()` and list_jobs / job_status / cancel_job read it). The session asks `kill` when a
+ * (the executor registers every intercepted CALL here with `track` when the router asks; KILL, disconnects,
+ * `list()` and list_jobs / job_status / cancel_job read it). The router asks `kill` when a
  * client sends `KILL [QUERY|CONNECTION] <id>`: if `<id>` runs a local procedure here it is
  * aborted and `kill` returns true (answer OK to the killer; for KILL CONNECTION also close the
  * victim and forward the KILL upstream); otherwise the KILL goes to the FE unchanged.
@@ -204,7 +209,7 @@ export class CancellationRegistry {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  private add(call: NewRunningCall, controller: AbortController): Entry {
+  private add(call: NewRunningCall, controller: Abortable): Entry {
     const entry: Entry = { ...call, startedAt: this.now(), callId: callIdOf(call.queryId), controller };
     let set = this.byConnection.get(call.connectionId);
     if (!set) {
@@ -255,11 +260,11 @@ export class CancellationRegistry {
   }
 
   /**
-   * Track a call whose AbortController the caller owns (the router links it to the session's
-   * signal, which already carries disconnects; the executor owns the deadline). Returns the
-   * function that stops tracking it; call it in `finally`.
+   * Track a call whose abort the caller owns (the executor's controller, which the caller's
+   * signal and the deadline also abort). Returns the function that stops tracking it; call it
+   * in `finally`.
    */
-  track(call: NewRunningCall, controller: AbortController): () => void {
+  track(call: NewRunningCall, controller: Abortable): () => void {
     const entry = this.add(call, controller);
     return () => this.remove(entry);
   }

@@ -4,14 +4,20 @@
  * failure, whatever threw it, comes back as a ProcedureError with a stable code; nothing
  * escapes as an exception.
  *
- * The hooks are the extension points of issue 6 (privileges, audit, metrics, FE refresh);
- * the executor itself knows nothing about how they are implemented.
+ * The hooks are the extension points (privileges, audit, metrics, FE refresh); the executor
+ * itself knows nothing about how they are implemented.
+ *
+ * The executor owns a call's abort: one AbortController per call, aborted by the caller's
+ * signal (the session's: client gone), by KILL (the controller is registered in the
+ * running-calls registry when the caller asks), or by the deadline; and one translation of
+ * whatever ended the call into a ProcedureError (toProcedureError).
  */
 import { randomUUID } from 'node:crypto';
 import type { LocalReply, Warning } from './reply.js';
 import { bindArgumentsDynamic, type AnyBoundArgs, type CallArgument } from './binding.js';
 import type { CatalogProvider } from './catalog.js';
 import { createContext, silentLogger, systemClock, type CallerInfo, type Clock, type ProcedureLimits, type ProcedureLogger, type ProgressUpdate } from './context.js';
+import type { CancellationRegistry, NewRunningCall } from './cancellation.js';
 import { CallTimeoutReason, ProcedureError, toProcedureError } from './errors.js';
 import type { ProcedureRegistry } from './registry.js';
 import { errorReply, toCallReplies, type ProcedureResult } from './result.js';
@@ -79,7 +85,7 @@ export type CallOutcome =
 
 export interface CallHooks {
   /**
-   * Privilege check, table lock and heavy-job slot (issue 6); throw a ProcedureError
+   * Privilege check, table lock and heavy-job slot; throw a ProcedureError
    * (TABLE_ACCESS_DENIED, ...) to refuse. `signal` is the call's own (KILL, disconnect,
    * timeout): a wait for a lock or slot must end when it aborts.
    */
@@ -109,7 +115,7 @@ export interface ExecutorOptions {
   logger?: ProcedureLogger;
   clock?: Clock;
   /**
-   * Arguments every procedure accepts by name in addition to its own (issue 6: `timeout`,
+   * Arguments every procedure accepts by name in addition to its own (`timeout`,
    * `async`). They are taken out before binding (so a procedure never sees them) and bound
    * with the same type rules; a procedure's own parameter of the same name wins.
    */
@@ -120,6 +126,12 @@ export interface ExecutorOptions {
    * procedures/ does not depend on src/). Default: messages are passed unchanged.
    */
   maskMessage?: (text: string) => string;
+}
+
+/** Where a call is registered while it runs, so that KILL and list_jobs find it. */
+export interface RunningCallRegistration {
+  calls: CancellationRegistry;
+  call: NewRunningCall;
 }
 
 export class ProcedureExecutor {
@@ -134,12 +146,30 @@ export class ProcedureExecutor {
   }
 
   /** Run a call and return its replies: [resultset, ok], [ok] or [error]. Never throws. */
-  async execute(req: CallRequest, caller: CallerInfo, signal: AbortSignal): Promise<LocalReply[]> {
-    return (await this.run(req, caller, signal)).replies;
+  async execute(req: CallRequest, caller: CallerInfo, signal: AbortSignal, running?: RunningCallRegistration): Promise<LocalReply[]> {
+    return (await this.run(req, caller, signal, running)).replies;
   }
 
-  /** Run a call and return the full outcome (the `call` command and tests use this). Never throws. */
-  async run(req: CallRequest, caller: CallerInfo, outerSignal: AbortSignal): Promise<CallOutcome> {
+  /**
+   * Run a call and return the full outcome (the `call` command and tests use this). Never throws.
+   * `outerSignal` is the caller's (the session's: the client went away); with `running`, the
+   * call is in that registry from start to finish (audit included), where KILL aborts it.
+   */
+  async run(req: CallRequest, caller: CallerInfo, outerSignal: AbortSignal, running?: RunningCallRegistration): Promise<CallOutcome> {
+    const controller = new AbortController();
+    const onOuterAbort = (): void => controller.abort(outerSignal.reason);
+    if (outerSignal.aborted) onOuterAbort();
+    else outerSignal.addEventListener('abort', onOuterAbort, { once: true });
+    const untrack = running?.calls.track(running.call, controller);
+    try {
+      return await this.runControlled(req, caller, controller);
+    } finally {
+      outerSignal.removeEventListener('abort', onOuterAbort);
+      untrack?.();
+    }
+  }
+
+  private async runControlled(req: CallRequest, caller: CallerInfo, controller: AbortController): Promise<CallOutcome> {
     const clock = this.opts.clock ?? systemClock;
     const logger = this.opts.logger ?? silentLogger;
     const hooks = this.opts.hooks ?? {};
@@ -184,10 +214,6 @@ export class ProcedureExecutor {
       await this.finish(outcome, hooks, logger);
       return outcome;
     }
-    const controller = new AbortController();
-    const onOuterAbort = (): void => controller.abort(outerSignal.reason);
-    if (outerSignal.aborted) onOuterAbort();
-    else outerSignal.addEventListener('abort', onOuterAbort, { once: true });
     const timer = setTimeout(() => controller.abort(new CallTimeoutReason(timeoutMs)), timeoutMs);
     timer.unref?.();
     const signal = controller.signal;
@@ -238,7 +264,6 @@ export class ProcedureExecutor {
       outcome = { ok: false, info, error, replies: [errorReply(error)], affected: [...state.affected], committed: state.committed, durationMs: clock.now() - startedAt };
     } finally {
       clearTimeout(timer);
-      outerSignal.removeEventListener('abort', onOuterAbort);
     }
     await this.finish(outcome, hooks, logger);
     return outcome;

@@ -17,6 +17,7 @@
  * rule refuses it), so both are read here.
  */
 import type { ArgumentValue, CallArgument } from '../../procedures/framework/binding.js';
+import { ER_NOT_SUPPORTED_YET } from '../../protocol/constants.js';
 import { Lexer, ParseError, isKeyword, type LexerOptions, type Token } from './sql-lexer.js';
 
 export { ParseError } from './sql-lexer.js';
@@ -115,7 +116,7 @@ export function parseCallArguments(sql: string, name: CallName, opts: LexerOptio
     t = lx.next();
     if (t.kind !== 'eof') {
       throw lx.error(t.start, 'the end of the statement', {
-        errno: 1235,
+        errno: ER_NOT_SUPPORTED_YET,
         detail: `a Paimon CALL must be sent as a single statement (another statement follows the ';' at offset ${semi.start})`,
       });
     }

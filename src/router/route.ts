@@ -1,5 +1,5 @@
 /**
- * The contract between the connection layer (session.ts, which owns sockets and the wire
+ * The contract between the connection layer (src/session/: the command phase owns the wire
  * encoding) and the router (router.ts, which decides what a statement is). The router never
  * touches bytes; the session never interprets SQL.
  */
@@ -33,6 +33,10 @@ export type Route =
   | { kind: 'local'; run: (signal: AbortSignal) => Promise<LocalReply[]> };
 
 export interface StatementRouter {
-  /** Decide the route of one COM_QUERY text. Must be cheap for statements that are not CALL. */
+  /**
+   * Decide the route of one COM_QUERY text. Must be cheap for statements that are not CALL.
+   * A route() that throws, or a local run that rejects, is answered with ER_UNKNOWN_ERROR by
+   * the session (src/session/command-phase.ts), and the connection stays usable.
+   */
   route(sql: string, session: SessionView): Route;
 }

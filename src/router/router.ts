@@ -12,20 +12,28 @@
  * Without an FE (standalone), the router answers everything itself (standalone-responder.ts).
  *
  * The hot path (a forwarded statement) is the prefilter plus returning a shared route object.
+ * The session statements are read by session-statement.ts, the one reader of both modes.
  */
 import { randomUUID } from 'node:crypto';
+import { ER_KILL_DENIED_ERROR, ER_NOT_SUPPORTED_YET } from '../../protocol/constants.js';
 import type { CallRequest, ProcedureExecutor } from '../../procedures/framework/executor.js';
-import { CancellationRegistry } from '../../procedures/framework/cancellation.js';
-import { ProcedureError, toProcedureError } from '../../procedures/framework/errors.js';
-import type { CallerInfo, ProcedureLogger } from '../../procedures/framework/context.js';
+import { CancellationRegistry, type NewRunningCall } from '../../procedures/framework/cancellation.js';
+import { ProcedureError } from '../../procedures/framework/errors.js';
+import type { CallerInfo } from '../../procedures/framework/context.js';
 import { parseCallArguments, parseCallName, ParseError, type CallName } from './call-parser.js';
 import type { LocalReply, Route, SessionView, StatementRouter } from './route.js';
-import { Lexer, isKeyword } from './sql-lexer.js';
+import { literalValue, parseKill, parseSet, parseSwitch, parseUse, type KillStatement } from './session-statement.js';
 import { classifyStatement } from './statement-prefilter.js';
-import { maskText } from '../security/masking.js';
 import { newStandaloneState, rememberWarnings, respondStandalone, type StandaloneEnv, type StandaloneSessionState } from './standalone-responder.js';
 
 const FORWARD: Route = { kind: 'forward' };
+/** Connection ids are 32-bit (the greeting's thread id): a larger KILL id is not one of ours. */
+const MAX_CONNECTION_ID = 0xffffffff;
+/**
+ * The running-calls entry of a CALL that only submits an `async => true` job: the submission
+ * is not interrupted (the job, once it exists, is cancelled with cancel_job).
+ */
+const SUBMISSION: { abort(reason: Error): void } = { abort: () => undefined };
 
 /** Sessions the router can reach by id (WIRE's connection table), for KILL in standalone mode. */
 export interface ConnectionDirectory {
@@ -42,13 +50,12 @@ export interface RouterOptions {
   /** Current catalog of a session whose catalog is unset (standalone sessions start here). */
   defaultCatalog: string | null;
   connections?: ConnectionDirectory;
-  logger?: ProcedureLogger;
   /**
-   * Optional decision for KILL before the router's own (issue 6: async jobs, replicas).
+   * Optional decision for KILL before the router's own (async jobs, replicas).
    * Return a Route to take over, or null to let the router decide.
    */
   onKill?: (target: number, mode: 'query' | 'connection', session: SessionView) => Route | null;
-  /** Issue 6: `async => true` calls are submitted as jobs (src/observability/ops-runtime.ts). */
+  /** `async => true` calls are submitted as jobs (src/observability/ops-runtime.ts). */
   asyncCalls?: {
     isAsync(req: CallRequest): boolean;
     submit(req: CallRequest, caller: CallerInfo): Promise<LocalReply[]>;
@@ -60,7 +67,7 @@ export interface RouterOptions {
   calls?: CancellationRegistry;
 }
 
-/** Reason given to the AbortController when a KILL stops a call. */
+/** The abort reason of a call that a KILL stopped. */
 export class KilledReason extends Error {
   constructor(by: number, mode: 'query' | 'connection') {
     super(`stopped by KILL ${mode === 'query' ? 'QUERY' : 'CONNECTION'} from connection ${by}`);
@@ -70,6 +77,17 @@ export class KilledReason extends Error {
 
 function errorReply(e: { errno: number; sqlState: string; message: string }): LocalReply {
   return { kind: 'error', errno: e.errno, sqlState: e.sqlState, message: e.message };
+}
+
+/** ER_KILL_DENIED_ERROR: the KILL names another user's connection. */
+function notOwner(target: number): LocalReply {
+  return errorReply({ errno: ER_KILL_DENIED_ERROR, sqlState: 'HY000', message: `You are not owner of thread ${target}` });
+}
+
+/** A KILL of a connection this proxy could have: a numeric id within the 32-bit range. */
+function parseConnectionKill(sql: string): KillStatement | null {
+  const k = parseKill(sql);
+  return k !== null && k.target <= MAX_CONNECTION_ID ? k : null;
 }
 
 export class Router implements StatementRouter {
@@ -96,29 +114,21 @@ export class Router implements StatementRouter {
   route(sql: string, session: SessionView): Route {
     const kind = classifyStatement(sql);
     if (kind === 'other' && !session.standalone) return FORWARD;
-    try {
-      if (kind === 'call') {
-        const r = this.routeCall(sql, session);
-        if (r !== null) return r;
-      } else if (!session.standalone) {
-        if (kind === 'use') return this.routeUse(sql);
-        if (kind === 'switch') return this.routeSwitch(sql);
-        if (kind === 'kill') return this.routeKill(sql, session) ?? FORWARD;
-        if (kind === 'set') return this.routeSet(sql);
-      } else if (kind === 'kill' && this.opts.onKill) {
-        const k = parseKill(sql);
-        const r = k === null ? null : this.opts.onKill(k.target, k.mode, session);
-        if (r !== null) return r;
-      }
-      if (!session.standalone) return FORWARD;
-      return { kind: 'local', run: () => respondStandalone(sql, session, this.standaloneEnv) };
-    } catch (e) {
-      // The router must never throw into the session; a bug here answers one statement with
-      // an error and leaves the connection usable.
-      const err = toProcedureError(e);
-      this.opts.logger?.error({ err: e }, 'router failed');
-      return { kind: 'local', run: async () => [errorReply({ errno: err.errno, sqlState: err.sqlState, message: maskText(err.message) })] };
+    if (kind === 'call') {
+      const r = this.routeCall(sql, session);
+      if (r !== null) return r;
+    } else if (!session.standalone) {
+      if (kind === 'use') return this.routeUse(sql);
+      if (kind === 'switch') return this.routeSwitch(sql);
+      if (kind === 'kill') return this.routeKill(sql, session) ?? FORWARD;
+      if (kind === 'set') return this.routeSet(sql);
+    } else if (kind === 'kill' && this.opts.onKill) {
+      const k = parseConnectionKill(sql);
+      const r = k === null ? null : this.opts.onKill(k.target, k.mode, session);
+      if (r !== null) return r;
     }
+    if (!session.standalone) return FORWARD;
+    return { kind: 'local', run: () => respondStandalone(sql, session, this.standaloneEnv) };
   }
 
   /**
@@ -225,36 +235,37 @@ export class Router implements StatementRouter {
     } catch (e) {
       // An intercepted CALL whose arguments do not parse is answered with the parse error and
       // audited like every other intercepted CALL (the executor's reject path).
-      if (e instanceof ParseError) return (await this.executor.reject({ catalog, procedure, args: [], statement: sql }, caller, new ProcedureError(e.errno === 1235 ? 'MULTI_STATEMENT' : 'PARSE_ERROR', e.message))).replies;
+      if (e instanceof ParseError) return (await this.executor.reject({ catalog, procedure, args: [], statement: sql }, caller, new ProcedureError(e.errno === ER_NOT_SUPPORTED_YET ? 'MULTI_STATEMENT' : 'PARSE_ERROR', e.message))).replies;
       throw e;
     }
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
     const queryId = randomUUID();
     const req: CallRequest = { catalog, procedure, args, statement: sql, queryId };
-    const submitsJob = this.opts.asyncCalls?.isAsync(req) === true;
-    const untrack = this.calls.track(
-      { connectionId: session.connectionId, queryId, procedure: procedure.toLowerCase(), user: session.user, catalog, clientAddress: session.clientAddress, ...(submitsJob ? { submitsJob } : {}) },
-      controller,
-    );
-    // The procedure's progress goes on the call's entry, where list_jobs / job_status of other sessions read it.
-    if (!submitsJob) req.onProgress = (u) => this.calls.progress(queryId, u);
-    try {
-      if (submitsJob && this.opts.asyncCalls) {
-        try {
-          return await this.opts.asyncCalls.submit(req, caller);
-        } catch (e) {
-          // The job could not be submitted (shutting down, grants unreadable): answered and audited here.
-          return (await this.executor.reject(req, caller, e)).replies;
-        }
+    const asyncCalls = this.opts.asyncCalls;
+    const submitsJob = asyncCalls?.isAsync(req) === true;
+    const call: NewRunningCall = {
+      connectionId: session.connectionId,
+      queryId,
+      procedure: procedure.toLowerCase(),
+      user: session.user,
+      catalog,
+      clientAddress: session.clientAddress,
+      ...(submitsJob ? { submitsJob } : {}),
+    };
+    if (submitsJob && asyncCalls) {
+      const untrack = this.calls.track(call, SUBMISSION);
+      try {
+        return await asyncCalls.submit(req, caller);
+      } catch (e) {
+        // The job could not be submitted (shutting down, grants unreadable): answered and audited here.
+        return (await this.executor.reject(req, caller, e)).replies;
+      } finally {
+        untrack();
       }
-      return await this.executor.execute(req, caller, controller.signal);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      untrack();
     }
+    // The procedure's progress goes on the call's entry, where list_jobs / job_status of other sessions read it.
+    req.onProgress = (u) => this.calls.progress(queryId, u);
+    // The executor owns the call's abort: the session's signal, KILL through the registry, the deadline.
+    return this.executor.execute(req, caller, signal, { calls: this.calls, call });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -293,7 +304,7 @@ export class Router implements StatementRouter {
   /** `SET @paimon_x = literal, ...`: forwarded, mirrored once the FE says OK. Other SETs cost one regex test. */
   private routeSet(sql: string): Route {
     if (!/@paimon_/i.test(sql)) return FORWARD;
-    const assignments = parseUserVariableSet(sql);
+    const assignments = paimonUserVariables(sql);
     if (assignments === null) return FORWARD;
     return {
       kind: 'forward',
@@ -308,7 +319,7 @@ export class Router implements StatementRouter {
   // KILL
 
   private routeKill(sql: string, session: SessionView): Route | null {
-    const k = parseKill(sql);
+    const k = parseConnectionKill(sql);
     if (k === null) return null;
     if (this.opts.onKill) {
       const r = this.opts.onKill(k.target, k.mode, session);
@@ -316,9 +327,7 @@ export class Router implements StatementRouter {
     }
     const running = this.calls.of(k.target);
     if (running.length === 0) return null;
-    if (running.some((r) => r.user !== session.user)) {
-      return { kind: 'local', run: async () => [errorReply({ errno: 1095, sqlState: 'HY000', message: `You are not owner of thread ${k.target}` })] };
-    }
+    if (running.some((r) => r.user !== session.user)) return { kind: 'local', run: async () => [notOwner(k.target)] };
     this.calls.kill(k.target, k.mode, session.connectionId, new KilledReason(session.connectionId, k.mode));
     // KILL QUERY is answered here (the FE has nothing running for that connection); KILL
     // CONNECTION also goes to the FE so that it closes the victim's upstream connection.
@@ -328,7 +337,7 @@ export class Router implements StatementRouter {
   private killLocal(target: number, mode: 'query' | 'connection', session: SessionView): LocalReply | null {
     const running = this.calls.of(target);
     if (running.length === 0) return null;
-    if (running.some((r) => r.user !== session.user)) return errorReply({ errno: 1095, sqlState: 'HY000', message: `You are not owner of thread ${target}` });
+    if (running.some((r) => r.user !== session.user)) return notOwner(target);
     this.calls.kill(target, mode, session.connectionId, new KilledReason(session.connectionId, mode));
     if (mode === 'connection') this.opts.connections?.close(target);
     return { kind: 'ok' };
@@ -339,7 +348,7 @@ export class Router implements StatementRouter {
     const dir = this.opts.connections;
     if (dir?.has(target) || target === session.connectionId) {
       const owner = dir?.userOf?.(target) ?? (target === session.connectionId ? session.user : undefined);
-      if (owner !== undefined && owner !== session.user) return errorReply({ errno: 1095, sqlState: 'HY000', message: `You are not owner of thread ${target}` });
+      if (owner !== undefined && owner !== session.user) return notOwner(target);
       if (mode === 'connection') dir?.close(target);
       return { kind: 'ok' };
     }
@@ -348,116 +357,20 @@ export class Router implements StatementRouter {
   }
 }
 
-// --------------------------------------------------------------------------------------------
-// Small statement readers (null: not understood, so forward and do not mirror)
-
-function tokens(sql: string): Lexer | null {
-  try {
-    const lx = new Lexer(sql);
-    lx.peek();
-    return lx;
-  } catch {
-    return null;
-  }
-}
-
-function atEnd(lx: Lexer): boolean {
-  let t = lx.next();
-  if (t.kind === 'punct' && t.value === ';') t = lx.next();
-  return t.kind === 'eof';
-}
-
-/** `USE db` or `USE catalog.db`. */
-export function parseUse(sql: string): { catalog: string | null; db: string } | null {
-  try {
-    const lx = tokens(sql);
-    if (lx === null || !isKeyword(lx.next(), 'USE')) return null;
-    const a = lx.next();
-    if (a.kind !== 'ident') return null;
-    const dot = lx.peek();
-    if (dot.kind === 'punct' && dot.value === '.') {
-      lx.next();
-      const b = lx.next();
-      if (b.kind !== 'ident' || !atEnd(lx)) return null;
-      return { catalog: a.value, db: b.value };
-    }
-    return atEnd(lx) ? { catalog: null, db: a.value } : null;
-  } catch {
-    return null;
-  }
-}
-
-/** `SWITCH catalog` (Doris). */
-export function parseSwitch(sql: string): string | null {
-  try {
-    const lx = tokens(sql);
-    if (lx === null || !isKeyword(lx.next(), 'SWITCH')) return null;
-    const a = lx.next();
-    if (a.kind !== 'ident' || !atEnd(lx)) return null;
-    return a.value;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * `SET @a = <literal> [, @b = <literal>]`: the user-variable assignments whose names start with
- * `paimon_`, or null when the statement is anything else (then nothing is mirrored).
+ * `paimon_`, or null when the statement is anything else (then nothing is mirrored: only the
+ * FE knows what a SET of other forms leaves in a variable).
  */
-export function parseUserVariableSet(sql: string): [string, string | null][] | null {
-  try {
-    const lx = tokens(sql);
-    if (lx === null || !isKeyword(lx.next(), 'SET')) return null;
-    const out: [string, string | null][] = [];
-    for (;;) {
-      const at = lx.next();
-      if (!(at.kind === 'punct' && at.value === '@')) return null;
-      const name = lx.next();
-      if (name.kind !== 'ident') return null;
-      const eq = lx.next();
-      if (!(eq.kind === 'punct' && (eq.value === '=' || eq.value === ':='))) return null;
-      let v = lx.next();
-      let sign = '';
-      if (v.kind === 'punct' && v.value === '-') {
-        sign = '-';
-        v = lx.next();
-      }
-      let value: string | null;
-      if (v.kind === 'string' && sign === '') value = v.value;
-      else if (v.kind === 'number') value = sign + v.text;
-      else if (isKeyword(v, 'NULL') && sign === '') value = null;
-      else return null;
-      if (name.value.toLowerCase().startsWith('paimon_')) out.push([name.value, value]);
-      const sep = lx.peek();
-      if (sep.kind === 'punct' && sep.value === ',') {
-        lx.next();
-        continue;
-      }
-      return atEnd(lx) ? out : null;
-    }
-  } catch {
-    return null;
+function paimonUserVariables(sql: string): [string, string | null][] | null {
+  const set = parseSet(sql);
+  if (set === null || set.kind !== 'assignments') return null;
+  const out: [string, string | null][] = [];
+  for (const item of set.items) {
+    if (item.kind !== 'variable' || !item.user || item.scopeKeyword) return null;
+    const value = literalValue(item.value);
+    if (value === undefined) return null;
+    if (item.name.toLowerCase().startsWith('paimon_')) out.push([item.name, value]);
   }
-}
-
-/** `KILL [QUERY | CONNECTION] <id>` with a numeric id (a quoted Doris query id is not ours). */
-export function parseKill(sql: string): { target: number; mode: 'query' | 'connection' } | null {
-  try {
-    const lx = tokens(sql);
-    if (lx === null || !isKeyword(lx.next(), 'KILL')) return null;
-    let mode: 'query' | 'connection' = 'connection';
-    let t = lx.next();
-    if (isKeyword(t, 'QUERY')) {
-      mode = 'query';
-      t = lx.next();
-    } else if (isKeyword(t, 'CONNECTION')) {
-      t = lx.next();
-    }
-    if (t.kind !== 'number' || !t.integer || !atEnd(lx)) return null;
-    const id = BigInt(t.text);
-    if (id < 0n || id > 0xffffffffn) return null;
-    return { target: Number(id), mode };
-  } catch {
-    return null;
-  }
+  return out;
 }

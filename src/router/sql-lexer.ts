@@ -1,8 +1,8 @@
 /**
  * A small MySQL-dialect tokenizer for the statements the proxy reads itself: the CALL
- * statement (call-parser.ts) and, in standalone mode, the session statements clients send
- * when they connect (standalone-responder.ts). Everything else is forwarded without ever
- * being tokenized.
+ * statement (call-parser.ts), the session statements USE, SWITCH, SET, KILL and SHOW
+ * (session-statement.ts) and, in standalone mode, the SELECTs clients send when they connect
+ * (standalone-responder.ts). Everything else is forwarded without ever being tokenized.
  *
  * MySQL lexical rules followed here (MySQL manual, "Literals", "Comments", "Schema Object
  * Names"): `-- ` needs whitespace (or the end) after the two dashes, `#` and `/* *\/` are
@@ -12,13 +12,14 @@
  * double-quoted (double quotes are strings, not identifiers, without ANSI_QUOTES), with the
  * quote doubled or the MySQL backslash escapes (unless NO_BACKSLASH_ESCAPES).
  */
+import { ER_PARSE_ERROR } from '../../protocol/constants.js';
 
 export class ParseError extends Error {
   /** Character offset in the statement where the problem is. */
   readonly offset: number;
   /** What the parser expected there (for the message and tests). */
   readonly expected: string;
-  /** 1064 for syntax errors, 1235 for a CALL followed by another statement. */
+  /** ER_PARSE_ERROR for syntax errors, ER_NOT_SUPPORTED_YET for a CALL followed by another statement. */
   readonly errno: number;
   readonly sqlState: string;
   readonly line: number;
@@ -32,7 +33,7 @@ export class ParseError extends Error {
     this.name = 'ParseError';
     this.offset = offset;
     this.expected = expected;
-    this.errno = opts.errno ?? 1064;
+    this.errno = opts.errno ?? ER_PARSE_ERROR;
     this.sqlState = '42000';
     this.line = line;
     this.column = column;
@@ -293,4 +294,82 @@ export class Lexer {
 /** Case-insensitive keyword test for an unquoted identifier token. */
 export function isKeyword(t: Token, kw: string): boolean {
   return t.kind === 'ident' && !t.quoted && t.value.length === kw.length && t.value.toUpperCase() === kw;
+}
+
+/**
+ * A token cursor over one statement with the few helpers the statement readers need
+ * (session-statement.ts, the standalone SELECT reader). Errors are ParseErrors at the token.
+ */
+export class TokenCursor {
+  readonly lx: Lexer;
+  /** End offset of the last token taken. */
+  lastEnd = 0;
+
+  constructor(readonly sql: string) {
+    this.lx = new Lexer(sql);
+  }
+
+  peek(): Token {
+    return this.lx.peek();
+  }
+
+  next(): Token {
+    const t = this.lx.next();
+    this.lastEnd = t.end;
+    return t;
+  }
+
+  /** Takes the keyword when it comes next. */
+  kw(k: string): boolean {
+    if (isKeyword(this.peek(), k)) {
+      this.next();
+      return true;
+    }
+    return false;
+  }
+
+  isKw(k: string): boolean {
+    return isKeyword(this.peek(), k);
+  }
+
+  /** Takes the punctuation when it comes next. */
+  punct(p: string): boolean {
+    const t = this.peek();
+    if (t.kind === 'punct' && t.value === p) {
+      this.next();
+      return true;
+    }
+    return false;
+  }
+
+  expectKw(k: string): void {
+    const t = this.next();
+    if (!isKeyword(t, k)) throw this.lx.error(t.start, `'${k}'`);
+  }
+
+  /** An identifier (plain or back-quoted), or a ParseError naming what was expected. */
+  expectIdent(what: string): string {
+    const t = this.next();
+    if (t.kind !== 'ident') throw this.lx.error(t.start, what);
+    return t.value;
+  }
+
+  expectString(what: string): string {
+    const t = this.next();
+    if (t.kind !== 'string') throw this.lx.error(t.start, what);
+    return t.value;
+  }
+
+  /** Optional `;`, then the end. A second statement is refused (no multi-statements here). */
+  end(): void {
+    this.punct(';');
+    const t = this.next();
+    if (t.kind !== 'eof') throw this.lx.error(t.start, 'the end of the statement');
+  }
+
+  /** At the end of the statement or its `;`. */
+  atEnd(): boolean {
+    const t = this.peek();
+    return t.kind === 'eof' || (t.kind === 'punct' && t.value === ';');
+  }
 }

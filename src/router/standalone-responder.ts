@@ -11,7 +11,8 @@ import { ProcedureError, toProcedureError } from '../../procedures/framework/err
 import { procedureListing } from '../../procedures/framework/docs.js';
 import type { ProcedureRegistry } from '../../procedures/framework/registry.js';
 import type { ColumnSpec, ColumnType, LocalReply, SessionView, TextRow, Warning } from './route.js';
-import { Lexer, ParseError, isKeyword, type Token } from './sql-lexer.js';
+import { isShowDiagnostics, parseKill, parseSet, parseShow, parseSwitch, parseUse, type SetStatement, type SetValue, type ShowFilter, type ShowStatement } from './session-statement.js';
+import { ParseError, isKeyword, TokenCursor } from './sql-lexer.js';
 import { defaultVariables, type VariableDef } from './standalone-variables.js';
 
 /** Per-connection state kept by the proxy in standalone mode. */
@@ -58,75 +59,6 @@ function unsupported(sql: string, env: StandaloneEnv): ProcedureError {
   );
 }
 
-/** Token cursor with the few helpers the grammar below needs. */
-class Cursor {
-  readonly lx: Lexer;
-  constructor(readonly sql: string) {
-    this.lx = new Lexer(sql);
-  }
-  peek(): Token {
-    return this.lx.peek();
-  }
-  /** End offset of the last token taken. */
-  lastEnd = 0;
-  next(): Token {
-    const t = this.lx.next();
-    this.lastEnd = t.end;
-    return t;
-  }
-  kw(k: string): boolean {
-    if (isKeyword(this.peek(), k)) {
-      this.next();
-      return true;
-    }
-    return false;
-  }
-  isKw(k: string): boolean {
-    return isKeyword(this.peek(), k);
-  }
-  punct(p: string): boolean {
-    const t = this.peek();
-    if (t.kind === 'punct' && t.value === p) {
-      this.next();
-      return true;
-    }
-    return false;
-  }
-  expectKw(k: string): void {
-    const t = this.next();
-    if (!isKeyword(t, k)) throw this.lx.error(t.start, `'${k}'`);
-  }
-  /** Identifier (plain or back-quoted) or null. */
-  ident(): string | null {
-    const t = this.peek();
-    if (t.kind === 'ident') {
-      this.next();
-      return t.value;
-    }
-    return null;
-  }
-  expectIdent(what: string): string {
-    const t = this.next();
-    if (t.kind !== 'ident') throw this.lx.error(t.start, what);
-    return t.value;
-  }
-  expectString(what: string): string {
-    const t = this.next();
-    if (t.kind !== 'string') throw this.lx.error(t.start, what);
-    return t.value;
-  }
-  /** Optional `;`, then the end. A second statement is refused (no multi-statements here). */
-  end(): void {
-    this.punct(';');
-    const t = this.next();
-    if (t.kind !== 'eof') throw this.lx.error(t.start, 'the end of the statement');
-  }
-  atEnd(): boolean {
-    const t = this.peek();
-    return t.kind === 'eof' || (t.kind === 'punct' && t.value === ';');
-  }
-}
-
 /** MySQL LIKE pattern (% _ and backslash escapes), case-insensitive as SHOW's collations are. */
 export function likeToRegExp(pattern: string): RegExp {
   let re = '^';
@@ -166,7 +98,7 @@ export async function respondStandalone(sql: string, session: SessionView, env: 
   const state = env.state(session);
   let replies: LocalReply[];
   try {
-    replies = await dispatch(new Cursor(sql), sql, session, env, state);
+    replies = await dispatch(sql, session, env, state);
   } catch (e) {
     if (e instanceof ParseError) {
       // A statement we cannot read is one we do not support; say so rather than blame its syntax.
@@ -175,10 +107,7 @@ export async function respondStandalone(sql: string, session: SessionView, env: 
       replies = [err(toProcedureError(e))];
     }
   }
-  // SHOW WARNINGS reports on the statement before it, so it leaves them in place.
-  if (!/^show\s+(count\s*\(\s*\*\s*\)\s+)?(warnings|errors)\b/i.test(stripLeadingComments(sql))) {
-    rememberWarnings(state, replies);
-  }
+  if (!isShowDiagnostics(sql)) rememberWarnings(state, replies);
   return replies;
 }
 
@@ -189,17 +118,15 @@ export function rememberWarnings(state: StandaloneSessionState, replies: readonl
     last?.kind === 'ok' ? (last.warnings ?? []) : last?.kind === 'error' ? [{ level: 'Error', code: last.errno, message: last.message }] : [];
 }
 
-function stripLeadingComments(sql: string): string {
-  try {
-    const lx = new Lexer(sql);
-    lx.skipTrivia();
-    return sql.slice(lx.pos);
-  } catch {
-    return sql;
-  }
+/** The statement parsed by `parse`, or STANDALONE_UNSUPPORTED when it does not parse. */
+function parsed<T>(parse: (sql: string) => T | null, sql: string, env: StandaloneEnv): T {
+  const r = parse(sql);
+  if (r === null) throw unsupported(sql, env);
+  return r;
 }
 
-async function dispatch(c: Cursor, sql: string, session: SessionView, env: StandaloneEnv, state: StandaloneSessionState): Promise<LocalReply[]> {
+async function dispatch(sql: string, session: SessionView, env: StandaloneEnv, state: StandaloneSessionState): Promise<LocalReply[]> {
+  const c = new TokenCursor(sql);
   const t = c.peek();
   if (t.kind !== 'ident' || t.quoted) throw unsupported(sql, env);
   switch (t.value.toUpperCase()) {
@@ -207,39 +134,18 @@ async function dispatch(c: Cursor, sql: string, session: SessionView, env: Stand
       c.next();
       return [select(c, session, env, state)];
     case 'SHOW':
-      c.next();
-      return [await show(c, sql, session, env, state)];
+      return [await show(parsed(parseShow, sql, env), sql, session, env, state)];
     case 'SET':
-      c.next();
-      return [set(c, state)];
+      return [set(parsed(parseSet, sql, env), state)];
     case 'USE': {
-      c.next();
-      const first = c.expectIdent('a database name');
-      let catalog: string | null = null;
-      let db = first;
-      if (c.punct('.')) {
-        catalog = first;
-        db = c.expectIdent('a database name');
-      }
-      c.end();
-      return [await useDatabase(session, env, state, catalog, db)];
+      const use = parsed(parseUse, sql, env);
+      return [await useDatabase(session, env, state, use.catalog, use.db)];
     }
-    case 'SWITCH': {
-      c.next();
-      const cat = c.expectIdent('a catalog name');
-      c.end();
-      return [switchCatalog(session, env, state, cat)];
-    }
+    case 'SWITCH':
+      return [switchCatalog(session, env, state, parsed(parseSwitch, sql, env))];
     case 'KILL': {
-      c.next();
-      let mode: 'query' | 'connection' = 'connection';
-      if (c.kw('QUERY')) mode = 'query';
-      else c.kw('CONNECTION');
-      const n = c.next();
-      if (n.kind !== 'number' || !n.integer) throw unsupported(sql, env);
-      c.end();
-      const id = Number(BigInt(n.text));
-      return [env.kill(id, mode, session)];
+      const kill = parsed(parseKill, sql, env);
+      return [env.kill(kill.target, kill.mode, session)];
     }
     case 'BEGIN':
     case 'COMMIT':
@@ -256,7 +162,7 @@ async function dispatch(c: Cursor, sql: string, session: SessionView, env: Stand
 // ---------------------------------------------------------------------------------------------
 // SELECT <items> [FROM DUAL] [LIMIT n [, m] | LIMIT n OFFSET m]
 
-function select(c: Cursor, session: SessionView, env: StandaloneEnv, state: StandaloneSessionState): LocalReply {
+function select(c: TokenCursor, session: SessionView, env: StandaloneEnv, state: StandaloneSessionState): LocalReply {
   const cols: [string, ColumnType][] = [];
   const row: TextRow = [];
   do {
@@ -309,7 +215,7 @@ function pad2(n: number): string {
   return String(n).padStart(2, '0');
 }
 
-function selectExpr(c: Cursor, session: SessionView, env: StandaloneEnv, state: StandaloneSessionState): { value: string | null; type: ColumnType } {
+function selectExpr(c: TokenCursor, session: SessionView, env: StandaloneEnv, state: StandaloneSessionState): { value: string | null; type: ColumnType } {
   const t = c.next();
   if (t.kind === 'punct' && t.value === '@@') {
     let scope: 'session' | 'global' = 'session';
@@ -391,32 +297,19 @@ function selectExpr(c: Cursor, session: SessionView, env: StandaloneEnv, state: 
 // ---------------------------------------------------------------------------------------------
 // SET
 
-function setValue(c: Cursor, state: StandaloneSessionState): string | null {
-  const t = c.next();
-  if (t.kind === 'string') return t.value;
-  if (t.kind === 'number') return t.text;
-  if (t.kind === 'punct' && t.value === '-') {
-    const n = c.next();
-    if (n.kind !== 'number') throw c.lx.error(n.start, 'a number');
-    return '-' + n.text;
+/** A SET value as standalone mode stores it (a system variable's value is read now). */
+function valueOf(v: SetValue, state: StandaloneSessionState): string | null {
+  switch (v.kind) {
+    case 'string':
+      return v.value;
+    case 'number':
+    case 'word':
+      return v.text;
+    case 'null':
+      return null;
+    case 'system':
+      return lookupVar(state, v.name, v.scope)?.value ?? null;
   }
-  if (isKeyword(t, 'NULL')) return null;
-  if (isKeyword(t, 'TRUE') || isKeyword(t, 'ON')) return t.kind === 'ident' && t.value.toUpperCase() === 'TRUE' ? '1' : 'ON';
-  if (isKeyword(t, 'FALSE')) return '0';
-  if (t.kind === 'punct' && t.value === '@@') {
-    let name = c.expectIdent('a variable name');
-    let scope: 'session' | 'global' = 'session';
-    if (c.punct('.')) {
-      if (name.toLowerCase() === 'global') scope = 'global';
-      name = c.expectIdent('a variable name');
-    }
-    return lookupVar(state, name, scope)?.value ?? null;
-  }
-  if (t.kind === 'ident') {
-    // Bare words: ON, OFF, DEFAULT, utf8mb4, SYSTEM, ... (also a.b such as a collation name with dots is not valid)
-    return t.value;
-  }
-  throw c.lx.error(t.start, 'a value');
 }
 
 function assignVar(state: StandaloneSessionState, name: string, value: string | null): void {
@@ -439,69 +332,33 @@ function assignVar(state: StandaloneSessionState, name: string, value: string | 
   }
 }
 
-function set(c: Cursor, state: StandaloneSessionState): LocalReply {
-  // SET NAMES cs [COLLATE coll] | SET CHARACTER SET cs | SET CHARSET cs
-  if (c.kw('NAMES')) {
-    const cs = setValue(c, state);
-    let coll: string | null = null;
-    if (c.kw('COLLATE')) coll = setValue(c, state);
-    c.end();
+function set(stmt: SetStatement, state: StandaloneSessionState): LocalReply {
+  if (stmt.kind === 'names') {
+    const cs = valueOf(stmt.charset, state);
+    const coll = stmt.collation === null ? null : valueOf(stmt.collation, state);
     for (const k of ['character_set_client', 'character_set_connection', 'character_set_results']) assignVar(state, k, cs);
     if (coll !== null) assignVar(state, 'collation_connection', coll);
     return OK;
   }
-  if (c.isKw('CHARACTER') || c.isKw('CHARSET')) {
-    if (c.kw('CHARACTER')) c.expectKw('SET');
-    else c.next();
-    const cs = setValue(c, state);
-    c.end();
+  if (stmt.kind === 'charset') {
+    const cs = valueOf(stmt.charset, state);
     assignVar(state, 'character_set_client', cs);
     assignVar(state, 'character_set_results', cs);
     return OK;
   }
-  for (;;) {
-    let scope: 'session' | 'global' = 'session';
-    if (c.kw('GLOBAL')) scope = 'global';
-    else if (c.kw('SESSION') || c.kw('LOCAL')) scope = 'session';
-    if (c.kw('TRANSACTION')) {
-      // SET [SESSION] TRANSACTION ISOLATION LEVEL ... | READ ONLY | READ WRITE
-      const words: string[] = [];
-      while (!c.atEnd() && !(c.peek().kind === 'punct' && (c.peek() as { value: string }).value === ',')) {
-        const t = c.next();
-        words.push(t.kind === 'ident' ? t.value.toUpperCase() : '');
-      }
-      const text = words.join(' ');
-      const iso = /^ISOLATION LEVEL (READ UNCOMMITTED|READ COMMITTED|REPEATABLE READ|SERIALIZABLE)/.exec(text);
-      if (iso && scope === 'session') assignVar(state, 'transaction_isolation', iso[1]!.replace(' ', '-'));
-      if (/READ ONLY/.test(text) && !iso) assignVar(state, 'transaction_read_only', '1');
-      if (/READ WRITE/.test(text)) assignVar(state, 'transaction_read_only', '0');
-    } else {
-      const t = c.next();
-      let name: string;
-      let user = false;
-      if (t.kind === 'punct' && t.value === '@@') {
-        name = c.expectIdent('a variable name');
-        if (c.punct('.')) {
-          scope = name.toLowerCase() === 'global' ? 'global' : 'session';
-          name = c.expectIdent('a variable name');
-        }
-      } else if (t.kind === 'punct' && t.value === '@') {
-        name = c.expectIdent('a user variable name');
-        user = true;
-      } else if (t.kind === 'ident') {
-        name = t.value;
-      } else {
-        throw c.lx.error(t.start, 'a variable name');
-      }
-      if (!c.punct('=') && !c.punct(':=')) throw c.lx.error(c.peek().start, "'='");
-      const value = setValue(c, state);
-      if (user) state.userVars.set(name.toLowerCase(), value);
-      else if (scope === 'session') assignVar(state, name, value);
-      // SET GLOBAL is accepted and ignored: there is no global state to change without an FE.
+  for (const item of stmt.items) {
+    if (item.kind === 'transaction') {
+      const iso = /^ISOLATION LEVEL (READ UNCOMMITTED|READ COMMITTED|REPEATABLE READ|SERIALIZABLE)/.exec(item.words);
+      if (iso && item.scope === 'session') assignVar(state, 'transaction_isolation', iso[1]!.replace(' ', '-'));
+      if (/READ ONLY/.test(item.words) && !iso) assignVar(state, 'transaction_read_only', '1');
+      if (/READ WRITE/.test(item.words)) assignVar(state, 'transaction_read_only', '0');
+      continue;
     }
-    if (!c.punct(',')) break;
+    const value = valueOf(item.value, state);
+    if (item.user) state.userVars.set(item.name.toLowerCase(), value);
+    else if (item.scope === 'session') assignVar(state, item.name, value);
+    // SET GLOBAL is accepted and ignored: there is no global state to change without an FE.
   }
-  c.end();
   return OK;
 }
 
@@ -541,95 +398,65 @@ function switchCatalog(session: SessionView, env: StandaloneEnv, state: Standalo
 // ---------------------------------------------------------------------------------------------
 // SHOW
 
-/** Optional `LIKE 'p'` or `WHERE <column> (= | LIKE) 'x' [OR ...] | <column> IN ('a', ...)` over one column. */
-function filterClause(c: Cursor, column: string): ((v: string) => boolean) | null {
-  if (c.kw('LIKE')) {
-    const re = likeToRegExp(c.expectString('a LIKE pattern'));
+/**
+ * A SHOW filter over one column as a predicate, or null for none. A WHERE on another column
+ * is not supported (the statement is answered with STANDALONE_UNSUPPORTED).
+ */
+function filterOf(filter: ShowFilter | null, column: string, sql: string, env: StandaloneEnv): ((v: string) => boolean) | null {
+  if (filter === null) return null;
+  if (filter.kind === 'like') {
+    const re = likeToRegExp(filter.pattern);
     return (v) => re.test(v);
   }
-  if (c.kw('WHERE')) {
-    const preds: ((v: string) => boolean)[] = [];
-    do {
-      const col = c.expectIdent(`the column ${column}`);
-      if (col.toLowerCase() !== column.toLowerCase()) throw c.lx.error(c.peek().start, `the column ${column}`);
-      if (c.punct('=')) {
-        const x = c.expectString('a string');
-        preds.push((v) => v.toLowerCase() === x.toLowerCase());
-      } else if (c.kw('LIKE')) {
-        const re = likeToRegExp(c.expectString('a LIKE pattern'));
-        preds.push((v) => re.test(v));
-      } else if (c.kw('IN')) {
-        if (!c.punct('(')) throw c.lx.error(c.peek().start, "'('");
-        const set = new Set<string>();
-        do set.add(c.expectString('a string').toLowerCase());
-        while (c.punct(','));
-        if (!c.punct(')')) throw c.lx.error(c.peek().start, "')'");
-        preds.push((v) => set.has(v.toLowerCase()));
-      } else {
-        throw c.lx.error(c.peek().start, "'=', LIKE or IN");
-      }
-    } while (c.kw('OR'));
-    return (v) => preds.some((p) => p(v));
-  }
-  return null;
+  const preds = filter.predicates.map((p): ((v: string) => boolean) => {
+    if (p.column.toLowerCase() !== column.toLowerCase()) throw unsupported(sql, env);
+    if (p.op === 'equals') return (v) => v.toLowerCase() === p.value.toLowerCase();
+    if (p.op === 'like') {
+      const re = likeToRegExp(p.pattern);
+      return (v) => re.test(v);
+    }
+    const set = new Set(p.values.map((x) => x.toLowerCase()));
+    return (v) => set.has(v.toLowerCase());
+  });
+  return (v) => preds.some((p) => p(v));
 }
 
-async function show(c: Cursor, sql: string, session: SessionView, env: StandaloneEnv, state: StandaloneSessionState): Promise<LocalReply> {
-  let scope: 'session' | 'global' = 'session';
-  if (c.kw('GLOBAL')) scope = 'global';
-  else if (!c.kw('SESSION')) c.kw('LOCAL');
-  const full = c.kw('FULL');
-  const t = c.next();
-  const word = t.kind === 'ident' && !t.quoted ? t.value.toUpperCase() : '';
-  switch (word) {
+async function show(stmt: ShowStatement, sql: string, session: SessionView, env: StandaloneEnv, state: StandaloneSessionState): Promise<LocalReply> {
+  switch (stmt.what) {
     case 'VARIABLES': {
-      const f = filterClause(c, 'Variable_name');
-      c.end();
-      const rows = allVars(state, scope).filter(([k]) => f === null || f(k));
+      const f = filterOf(stmt.filter, 'Variable_name', sql, env);
+      const rows = allVars(state, stmt.scope).filter(([k]) => f === null || f(k));
       return resultset([['Variable_name', 'string'], ['Value', 'string']], rows.map(([k, v]) => [k, v ?? '']));
     }
     case 'STATUS': {
-      const f = filterClause(c, 'Variable_name');
-      c.end();
+      const f = filterOf(stmt.filter, 'Variable_name', sql, env);
       const status: [string, string][] = [['Threads_connected', '1'], ['Uptime', String(Math.floor(process.uptime()))]];
       return resultset([['Variable_name', 'string'], ['Value', 'string']], status.filter(([k]) => f === null || f(k)));
     }
-    case 'DATABASES':
-    case 'SCHEMAS': {
-      let catName = env.currentCatalog(session);
-      if (c.kw('FROM') || c.kw('IN')) catName = c.expectIdent('a catalog name');
-      const f = filterClause(c, 'Database');
-      c.end();
+    case 'DATABASES': {
+      const catName = stmt.from ?? env.currentCatalog(session);
+      const f = filterOf(stmt.filter, 'Database', sql, env);
       const catalog = catName === null ? undefined : env.catalogs.get(catName);
       if (catalog === undefined) throw new ProcedureError('CATALOG_NOT_FOUND', `Unknown catalog '${catName ?? 'internal'}'`);
       const dbs = (await catalog.listDatabases()).filter((d) => f === null || f(d));
       return resultset([['Database', 'string']], dbs.map((d) => [d]));
     }
     case 'TABLES': {
-      let catName = env.currentCatalog(session);
-      let db = session.currentDatabase;
-      if (c.kw('FROM') || c.kw('IN')) {
-        const first = c.expectIdent('a database name');
-        if (c.punct('.')) {
-          catName = first;
-          db = c.expectIdent('a database name');
-        } else db = first;
-      }
-      const f = filterClause(c, `Tables_in_${db ?? ''}`);
-      c.end();
+      const catName = stmt.from?.catalog ?? env.currentCatalog(session);
+      const db = stmt.from ? stmt.from.db : session.currentDatabase;
+      const f = filterOf(stmt.filter, `Tables_in_${db ?? ''}`, sql, env);
       if (db === null) throw new ProcedureError('DATABASE_NOT_FOUND', 'No database selected: USE <database> first, or SHOW TABLES FROM <database>');
       const catalog = catName === null ? undefined : env.catalogs.get(catName);
       if (catalog === undefined) throw new ProcedureError('CATALOG_NOT_FOUND', `Unknown catalog '${catName ?? 'internal'}'`);
       if (!(await catalog.databaseExists(db))) throw new ProcedureError('DATABASE_NOT_FOUND', `Unknown database '${db}' in catalog '${catalog.name}'`);
       const tables = (await catalog.listTables(db)).filter((x) => f === null || f(x));
       const col = `Tables_in_${db}`;
-      return full
+      return stmt.full
         ? resultset([[col, 'string'], ['Table_type', 'string']], tables.map((x) => [x, 'BASE TABLE']))
         : resultset([[col, 'string']], tables.map((x) => [x]));
     }
     case 'CATALOGS': {
-      const f = filterClause(c, 'CatalogName');
-      c.end();
+      const f = filterOf(stmt.filter, 'CatalogName', sql, env);
       const current = env.currentCatalog(session);
       const rows: TextRow[] = env.catalogs
         .names()
@@ -642,58 +469,41 @@ async function show(c: Cursor, sql: string, session: SessionView, env: Standalon
     }
     case 'WARNINGS':
     case 'ERRORS': {
-      if (c.kw('LIMIT')) c.next();
-      c.end();
-      const ws = state.lastWarnings.filter((w) => word === 'WARNINGS' || w.level === 'Error');
+      const ws = state.lastWarnings.filter((w) => stmt.what === 'WARNINGS' || w.level === 'Error');
       return resultset([['Level', 'string'], ['Code', 'bigint'], ['Message', 'string']], ws.map((w) => [w.level, String(w.code), w.message]));
     }
     case 'COUNT': {
-      // SHOW COUNT(*) WARNINGS | ERRORS
-      if (!c.punct('(') || !c.punct('*') || !c.punct(')')) throw unsupported(sql, env);
-      const which = c.expectIdent('WARNINGS or ERRORS').toUpperCase();
-      c.end();
+      const which = stmt.of;
       const count = state.lastWarnings.filter((w) => which === 'WARNINGS' || w.level === 'Error').length;
       return resultset([[`@@session.${which === 'WARNINGS' ? 'warning' : 'error'}_count`, 'bigint']], [[String(count)]]);
     }
     case 'PROCEDURES': {
-      const f = filterClause(c, 'Name');
-      c.end();
+      const f = filterOf(stmt.filter, 'Name', sql, env);
       const rows = procedureListing(env.registry).filter((r) => f === null || f(r[0]!));
       return resultset(
         [['Name', 'string'], ['Aliases', 'string'], ['Signature', 'string'], ['Privilege', 'string'], ['Destructive', 'string'], ['Description', 'string']],
         rows,
       );
     }
-    case 'CHARSET':
-    case 'CHARACTER': {
-      if (word === 'CHARACTER') c.expectKw('SET');
-      const f = filterClause(c, 'Charset');
-      c.end();
+    case 'CHARSET': {
+      const f = filterOf(stmt.filter, 'Charset', sql, env);
       const rows: TextRow[] = [['utf8mb4', 'UTF-8 Unicode', 'utf8mb4_0900_bin', '4']];
       return resultset([['Charset', 'string'], ['Description', 'string'], ['Default collation', 'string'], ['Maxlen', 'bigint']], rows.filter((r) => f === null || f(r[0]!)));
     }
     case 'COLLATION': {
-      const f = filterClause(c, 'Collation');
-      c.end();
+      const f = filterOf(stmt.filter, 'Collation', sql, env);
       const rows: TextRow[] = [['utf8mb4_0900_bin', 'utf8mb4', '309', 'Yes', 'Yes', '1', 'NO PAD']];
       return resultset(
         [['Collation', 'string'], ['Charset', 'string'], ['Id', 'bigint'], ['Default', 'string'], ['Compiled', 'string'], ['Sortlen', 'bigint'], ['Pad_attribute', 'string']],
         rows.filter((r) => f === null || f(r[0]!)),
       );
     }
-    case 'ENGINES': {
-      c.end();
+    case 'ENGINES':
       return resultset(
         [['Engine', 'string'], ['Support', 'string'], ['Comment', 'string'], ['Transactions', 'string'], ['XA', 'string'], ['Savepoints', 'string']],
         [['Paimon', 'YES', 'Apache Paimon tables (procedures only; no FE configured)', 'NO', 'NO', 'NO']],
       );
-    }
-    case 'PLUGINS': {
-      c.end();
+    case 'PLUGINS':
       return resultset([['Name', 'string'], ['Status', 'string'], ['Type', 'string'], ['Library', 'string'], ['License', 'string']], []);
-    }
-    default:
-      throw unsupported(sql, env);
   }
 }
-

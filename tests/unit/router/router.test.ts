@@ -2,7 +2,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { classifyStatement, classifyStatementBytes } from '../../../src/router/statement-prefilter.js';
-import { parseKill, parseSwitch, parseUse, type Router } from '../../../src/router/router.js';
+import type { Router } from '../../../src/router/router.js';
+import { parseKill, parseSwitch, parseUse } from '../../../src/router/session-statement.js';
 import { makeRouter, makeSession, makeWarehouse, runLocal } from './router-fixtures.js';
 
 describe('prefilter', () => {
