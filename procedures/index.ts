@@ -1,9 +1,11 @@
 /**
  * The built-in procedures. Each procedure module exports one `defineProcedure({...})`
  * declaration; add it to this list (one import and one entry per module) to make it
- * callable. The list is the only place that knows which procedures exist. Procedures that
- * need runtime services (the job procedures need the JobManager) are passed to
- * createDefaultRegistry by the code that owns those services.
+ * callable. The list is the only place that knows which procedures exist; everything else
+ * about a procedure (privilege, table lock and FE refresh, heavy-job cap, caller scoping,
+ * docs) is read from its declaration. Procedures that need runtime services (the job
+ * procedures need the JobManager) are passed to createDefaultRegistry by the code that owns
+ * those services.
  */
 import type { ParamSpec } from './framework/signature.js';
 import { ProcedureRegistry, type ProcedureDefinition } from './framework/registry.js';

@@ -259,5 +259,6 @@ export const compact = defineProcedure({
   ],
   privilege: { privilege: 'ALTER', on: 'table' },
   destructive: false,
+  heavy: true,
   run: (args, ctx) => runCompact(args, ctx),
 });

@@ -254,6 +254,7 @@ export const removeOrphanFiles = defineProcedure({
   ],
   privilege: { privilege: 'ALTER', on: 'table' },
   destructive: true,
+  heavy: true,
   run: (args, ctx) => runRemoveOrphanFiles(args, ctx),
 });
 

@@ -1,10 +1,11 @@
 /**
  * Documentation generated from the procedure declarations (one source of truth): the
- * procedure table and per-procedure parameter and result tables for the README, and the
- * rows of `SHOW PROCEDURES`.
+ * procedure table and, per procedure, its privilege and handling (table lock and FE refresh,
+ * heavy-job cap) and its parameter and result tables for the README, and the rows of
+ * `SHOW PROCEDURES`.
  */
 import type { ProcedureRegistry } from './registry.js';
-import { formatSignature, type ProcedureSignature } from './signature.js';
+import { formatSignature, traitsOf, type ProcedureSignature } from './signature.js';
 
 function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -16,11 +17,22 @@ function defaultText(v: string | number | bigint | boolean | undefined): string 
   return String(v);
 }
 
+/** The privilege and what the operations layer does around a call, as one paragraph. */
+function handlingText(sig: ProcedureSignature): string {
+  const traits = traitsOf(sig);
+  const parts = [`Privilege: ${sig.privilege.privilege} on the ${sig.privilege.on}.`];
+  if (sig.destructive) parts.push('Destructive: accepts `dry_run => true`.');
+  if (traits.changesMetadata) parts.push('Changes metadata: locks the table while it runs and has the FE refresh it.');
+  if (traits.heavy) parts.push('Heavy: counts against `procedures.max_concurrent_heavy`.');
+  if (traits.callerScoped) parts.push("Scoped to the caller: acts on the caller's own jobs and calls only.");
+  return parts.join(' ');
+}
+
 export function renderProcedureDoc(sig: ProcedureSignature): string {
   const lines: string[] = [];
   const names = [sig.name, ...(sig.aliases ?? [])].map((n) => `\`${n}\``).join(' / ');
   lines.push(`### ${names}`, '', sig.description, '');
-  lines.push(`Privilege: ${sig.privilege.privilege} on the ${sig.privilege.on}.${sig.destructive ? ' Destructive: accepts `dry_run => true`.' : ''}`, '');
+  lines.push(handlingText(sig), '');
   lines.push('| # | parameter | aliases | type | required | default | description |', '| --- | --- | --- | --- | --- | --- | --- |');
   sig.params.forEach((p, i) => {
     lines.push(

@@ -170,7 +170,7 @@ export interface ProcedureErrorOptions {
   cause?: unknown;
   /**
    * Whether anything was committed before the failure. Required to be stated for
-   * cancellations and timeouts (issue 6: the error must not be ambiguous); undefined
+   * cancellations and timeouts (the error must not leave it ambiguous); undefined
    * means the failure happened before any write could start.
    */
   committed?: boolean;

@@ -1,8 +1,11 @@
 /**
  * A procedure's signature, declared once per procedure: parameter names with their accepted
- * aliases, positional order, types, required flags, defaults, descriptions, result columns
- * and the privilege it needs. The same declaration drives argument binding, validation, the
- * docs table, `SHOW PROCEDURES` and the tests (one source of truth).
+ * aliases, positional order, types, required flags, defaults, descriptions, result columns,
+ * the privilege it needs, and how the operations layer treats its calls (whether they change
+ * the table, count as heavy work, or act only on the caller's own jobs). The same declaration
+ * drives argument binding, validation, the privilege check, the per-table lock, the heavy-job
+ * cap, the FE refresh, the docs table, `SHOW PROCEDURES` and the tests (one source of truth):
+ * adding a procedure is its module and one line in procedures/index.ts.
  *
  * Types are Spark's procedure parameter types (paimon-spark `ProcedureParameter`), because
  * names, order and types follow Paimon's Spark procedures so that Spark scripts work here.
@@ -40,8 +43,11 @@ export interface ResultColumnSpec {
 }
 
 /**
- * The privilege a procedure needs (issue 6). `on` says what it is checked against:
- * the table named by the `table` argument, its database, or the catalog.
+ * The privilege a procedure needs, in Doris's privilege model (src/security/privileges.ts).
+ * `on` says what it is checked against: the table named by the `table` argument, its
+ * database, or the catalog. The rule the built-in procedures follow: reading procedures need
+ * SELECT; tag, branch, consumer, partition, rollback, expire, compact and the other table
+ * maintenance ALTER on the table; database-wide work ALTER on the database.
  */
 export interface PrivilegeSpec {
   readonly privilege: 'SELECT' | 'ALTER' | 'DROP' | 'ADMIN';
@@ -61,6 +67,43 @@ export interface ProcedureSignature {
   readonly privilege: PrivilegeSpec;
   /** True when the procedure can delete or rewrite anything (it must then accept dry_run). */
   readonly destructive: boolean;
+  /**
+   * True when a call that is not a dry run changes the table it names: it holds that table's
+   * lock while it runs (`procedures.table_lock`), so that two such calls of one table never
+   * interleave, and the FE is told to refresh the objects it reports as affected.
+   * Default: true when the procedure is destructive or needs more than SELECT.
+   */
+  readonly changesMetadata?: boolean;
+  /**
+   * True for work whose cost grows with the table's data (Paimon's compact, compact_database,
+   * remove_orphan_files, rewrite_file_index, purge_files): a call that is not a dry run waits
+   * for a slot of the global cap `procedures.max_concurrent_heavy`, and an `async => true` job
+   * takes its slot before it starts. Default false.
+   */
+  readonly heavy?: boolean;
+  /**
+   * True when the procedure acts only on the caller's own jobs and calls (list_jobs,
+   * job_status, cancel_job): its privilege is not checked against the caller's grants, because
+   * submitting the job already needed the job's own procedure's privilege, and someone else's
+   * job is "not found". Default false.
+   */
+  readonly callerScoped?: boolean;
+}
+
+/** How the operations layer treats a procedure's calls: the declared flags with their defaults. */
+export interface ProcedureTraits {
+  readonly changesMetadata: boolean;
+  readonly heavy: boolean;
+  readonly callerScoped: boolean;
+}
+
+/** The traits of a signature, defaults applied (see ProcedureSignature). */
+export function traitsOf(sig: ProcedureSignature): ProcedureTraits {
+  return {
+    changesMetadata: sig.changesMetadata ?? (sig.destructive || sig.privilege.privilege !== 'SELECT'),
+    heavy: sig.heavy ?? false,
+    callerScoped: sig.callerScoped ?? false,
+  };
 }
 
 type ValueOf<P extends ParamSpec> = ParamValueOf[P['type']];
@@ -98,7 +141,10 @@ function formatDefault(v: string | number | bigint | boolean): string {
 /**
  * Checks a declaration for mistakes that would make binding ambiguous: duplicate names or
  * aliases, a required parameter with a default, a default of the wrong type, a destructive
- * procedure without dry_run. Run by the registry at registration.
+ * procedure without dry_run; and for traits that would let a call past a safeguard: a
+ * destructive procedure that takes no table lock, a procedure changing tables with only
+ * SELECT, a caller-scoped procedure (never checked against grants) that acts on a table or
+ * changes one. Run by the registry at registration.
  */
 export function validateSignature(sig: ProcedureSignature): void {
   const problems: string[] = [];
@@ -118,6 +164,14 @@ export function validateSignature(sig: ProcedureSignature): void {
   }
   if (sig.destructive && !sig.params.some((p) => p.name === 'dry_run' && p.type === 'boolean')) {
     problems.push('a destructive procedure must accept dry_run BOOLEAN');
+  }
+  const traits = traitsOf(sig);
+  if (sig.destructive && !traits.changesMetadata) problems.push('a destructive procedure changes metadata (it must hold the table lock)');
+  if (traits.changesMetadata && sig.privilege.privilege === 'SELECT') problems.push('a procedure that changes metadata needs more than SELECT');
+  if (traits.callerScoped) {
+    if (sig.destructive || traits.changesMetadata || traits.heavy) problems.push('a caller-scoped procedure must not be destructive, change metadata or be heavy');
+    const scoped = sig.params.filter((p) => p.name === 'table' || p.name === 'database');
+    if (scoped.length > 0) problems.push(`a caller-scoped procedure must not take a ${scoped.map((p) => p.name).join(' or ')} argument`);
   }
   const cols = new Set<string>();
   for (const c of sig.resultColumns) {

@@ -14,11 +14,11 @@
  *
  * They are scoped to the caller: a user lists, inspects and cancels the jobs that user
  * submitted (a job of someone else is "not found", so ids do not reveal other users' work).
- * The privilege check of the executor hooks is therefore skipped for them
- * (CALLER_SCOPED_PROCEDURES): submitting the job already required the procedure's privilege.
+ * Their signatures say so (`callerScoped: true`), and the privilege check of the executor
+ * hooks is skipped for them: submitting the job already required the procedure's privilege.
  */
 import { defineProcedure, type ProcedureDefinition } from '../framework/registry.js';
-import type { ParamSpec } from '../framework/signature.js';
+import { traitsOf, type ParamSpec } from '../framework/signature.js';
 import { ProcedureError } from '../framework/errors.js';
 import type { ResultRow } from '../framework/result.js';
 import { JOB_STATES, type JobRecord, type JobState } from '../framework/jobs/job.js';
@@ -133,12 +133,12 @@ export function runningCallRow(c: RunningCall, catalog: string, owner: string | 
 /**
  * The synchronous CALLs of `user` in `catalog` that list_jobs shows: not the caller's own
  * (its connection runs this very list_jobs), not the CALLs that only submit an async job, and
- * not the job procedures themselves.
+ * not the job procedures themselves (`hidden`: the canonical names of the caller-scoped ones).
  */
-function visibleCalls(calls: CancellationRegistry, user: string, catalog: string, selfConnection: number): RunningCall[] {
+function visibleCalls(calls: CancellationRegistry, user: string, catalog: string, selfConnection: number, hidden: ReadonlySet<string>): RunningCall[] {
   return calls
     .list()
-    .filter((c) => c.user === user && (c.catalog ?? catalog) === catalog && c.connectionId !== selfConnection && !c.submitsJob && !CALLER_SCOPED_PROCEDURES.has(c.procedure));
+    .filter((c) => c.user === user && (c.catalog ?? catalog) === catalog && c.connectionId !== selfConnection && !c.submitsJob && !hidden.has(c.procedure));
 }
 
 /** A running synchronous call of this user by its call id, or JOB_NOT_FOUND saying where a finished one is recorded. */
@@ -160,8 +160,6 @@ function need(getJobs: () => JobManager | undefined): JobManager {
   return jobs;
 }
 
-export const CALLER_SCOPED_PROCEDURES: ReadonlySet<string> = new Set(['list_jobs', 'job_status', 'cancel_job']);
-
 async function ownJob(jobs: JobManager, id: string, user: string): Promise<JobRecord> {
   const rec = await jobs.get(id);
   if (rec.user !== user) throw new ProcedureError('JOB_NOT_FOUND', `no job of user ${user} has id '${id}'; list yours with CALL sys.list_jobs()`);
@@ -179,6 +177,7 @@ export function jobProcedures(getJobs: () => JobManager | undefined, getCalls: (
     resultColumns: JOB_RESULT_COLUMNS,
     privilege: { privilege: 'SELECT', on: 'catalog' },
     destructive: false,
+    callerScoped: true,
     async run(args, ctx) {
       let states: JobState[] | undefined;
       if (args.state !== null) {
@@ -191,7 +190,7 @@ export function jobProcedures(getJobs: () => JobManager | undefined, getCalls: (
       if (args.limit < 1) throw new ProcedureError('INVALID_ARGUMENT', `limit must be at least 1, got ${args.limit}`);
       const calls = getCalls();
       const jobs = calls ? getJobs() : need(getJobs);
-      const running = calls && (!states || states.includes('running')) ? visibleCalls(calls, ctx.caller.user, ctx.catalog.name, ctx.caller.connectionId) : [];
+      const running = calls && (!states || states.includes('running')) ? visibleCalls(calls, ctx.caller.user, ctx.catalog.name, ctx.caller.connectionId, jobProcedureNames) : [];
       const list = jobs ? (await jobs.list({ ...(states ? { states } : {}), user: ctx.caller.user })).filter((r) => r.catalog === ctx.catalog.name) : [];
       const rows: { at: number; row: ResultRow }[] = [
         ...running.map((c) => ({ at: c.startedAt, row: runningCallRow(c, ctx.catalog.name, jobs?.owner ?? null) })),
@@ -210,6 +209,7 @@ export function jobProcedures(getJobs: () => JobManager | undefined, getCalls: (
     resultColumns: JOB_RESULT_COLUMNS,
     privilege: { privilege: 'SELECT', on: 'catalog' },
     destructive: false,
+    callerScoped: true,
     async run(args, ctx) {
       if (isCallId(args.job_id)) return { rows: [runningCallRow(ownCall(getCalls(), args.job_id, ctx.caller.user), ctx.catalog.name, getJobs()?.owner ?? null)] };
       return { rows: [jobResultRow(await ownJob(need(getJobs), args.job_id, ctx.caller.user))] };
@@ -227,6 +227,9 @@ export function jobProcedures(getJobs: () => JobManager | undefined, getCalls: (
     ],
     privilege: { privilege: 'ALTER', on: 'catalog' },
     destructive: false,
+    // It stops a job or call, whose own procedure holds any table lock; it changes no table itself.
+    changesMetadata: false,
+    callerScoped: true,
     async run(args, ctx) {
       if (isCallId(args.job_id)) {
         const calls = getCalls();
@@ -241,5 +244,8 @@ export function jobProcedures(getJobs: () => JobManager | undefined, getCalls: (
       return { rows: [{ job_id: record.id, action, state: record.state }] };
     },
   });
-  return [listJobs, jobStatus, cancelJob] as unknown as ProcedureDefinition<readonly ParamSpec[]>[];
+  const all = [listJobs, jobStatus, cancelJob] as unknown as ProcedureDefinition<readonly ParamSpec[]>[];
+  // The running calls list_jobs leaves out (read when list_jobs runs, after this is set).
+  const jobProcedureNames: ReadonlySet<string> = new Set(all.filter((d) => traitsOf(d).callerScoped).map((d) => d.name));
+  return all;
 }

@@ -1,7 +1,9 @@
 /**
- * The operations layer of issue 6 plugged into the procedure executor's hooks
+ * The operations layer around every intercepted CALL, as the procedure executor's hooks
  * (procedures/framework/executor.ts CallHooks): privilege check, per-table lock and heavy-job cap,
  * per-call time limit, trace span with phases, metrics, FE refresh and the audit record.
+ * What a call needs is read from its procedure's signature (privilege, and the traits of
+ * procedures/framework/signature.ts: changes metadata, heavy, caller-scoped).
  * Each piece is optional, so the same function serves the standalone proxy, the proxy in front
  * of an FE, the `call` command and tests.
  */
@@ -16,18 +18,15 @@ import type { HeavyJobLimiter } from '../../procedures/framework/concurrency/hea
 import type { Warning } from '../router/route.js';
 import type { FeRefresher } from '../fe-refresh.js';
 import type { GrantSource } from '../security/grant-source.js';
-import { authorize, identityOf, orphanFloorRequirement, requirementFor, type Privilege } from '../security/privileges.js';
+import { authorize, identityOf, orphanFloorRequirement, requirementFor } from '../security/privileges.js';
 import { buildAuditRecord, newAuditProgress, type AuditRecord, type AuditSink, type AuditOutcome } from './audit.js';
 import type { CallArgument } from '../../procedures/framework/binding.js';
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';
 import { CallTrace, type Phase } from './tracing.js';
 import { maskText } from '../security/masking.js';
-import { CALLER_SCOPED_PROCEDURES } from '../../procedures/jobs/job-procedures.js';
+import { traitsOf } from '../../procedures/framework/signature.js';
 import { CallProgressLog, progressFraction, type ProgressSubject } from './progress-log.js';
-
-/** Procedures that count against the global cap on heavy work. */
-export const DEFAULT_HEAVY_PROCEDURES: ReadonlySet<string> = new Set(['compact', 'compact_database', 'remove_orphan_files', 'rewrite_file_index', 'purge_files']);
 
 export interface OpsHooksOptions {
   logger?: Pick<Logger, 'warn' | 'error' | 'info'>;
@@ -44,7 +43,6 @@ export interface OpsHooksOptions {
    * second one, which would halve the cap or, with a cap of 1, wait for itself.
    */
   jobsHoldHeavySlots?: boolean;
-  heavyProcedures?: ReadonlySet<string>;
   /** Per-call limits; `session` reads a connection's `@paimon_call_timeout` as the session mirrors it. */
   timeouts?: TimeoutSettings & { session?: (connectionId: number) => unknown };
   tracer?: Tracer;
@@ -163,7 +161,6 @@ function branchOf(call: CallInfo): string | null {
 export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
   const now = opts.now ?? Date.now;
   const calls = new Map<string, CallState>();
-  const heavy = opts.heavyProcedures ?? DEFAULT_HEAVY_PROCEDURES;
   const progressLog = opts.progressLog && opts.logger && opts.progressLog.intervalMs > 0 ? new CallProgressLog({ logger: opts.logger, intervalMs: opts.progressLog.intervalMs, now }) : null;
   const stopObservingProgress = opts.metrics?.observeProgress(function* () {
     for (const st of calls.values()) {
@@ -238,9 +235,9 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
       const st = stateOf(call);
       st.trace.enter('resolve');
       const target = callTarget(call);
-      if (opts.grants && !CALLER_SCOPED_PROCEDURES.has(call.procedure)) {
-        const spec = call.signature.privilege as { privilege: Privilege; on: 'table' | 'database' | 'catalog' };
-        const req = requirementFor(call.procedure, spec, target);
+      const traits = traitsOf(call.signature);
+      if (opts.grants && !traits.callerScoped) {
+        const req = requirementFor(call.procedure, call.signature.privilege, target);
         const grants = await opts.grants.grantsFor(call.caller);
         const who = identityOf(call.caller.user, call.caller.clientAddress);
         const r = authorize(who, grants, req);
@@ -252,8 +249,7 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
         }
       }
       // Metadata-changing work (not a dry run) holds the table's lock; heavy work a slot of the cap.
-      const changes = call.signature.destructive || call.signature.privilege.privilege !== 'SELECT';
-      if (opts.locks && changes && !call.dryRun && target.database !== undefined && target.table !== undefined && target.table !== '*') {
+      if (opts.locks && traits.changesMetadata && !call.dryRun && target.database !== undefined && target.table !== undefined && target.table !== '*') {
         const release = await opts.locks.manager.acquire(
           tableLockKey(target.catalog, target.database, target.table),
           { procedure: call.procedure, queryId: call.queryId, connectionId: call.caller.connectionId },
@@ -270,7 +266,7 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
         st.releases.push(release);
       }
       // An async job's work already holds its slot: the job manager took it before the job ran.
-      if (opts.limiter && heavy.has(call.procedure) && !call.dryRun && (call.jobId === undefined || !opts.jobsHoldHeavySlots)) {
+      if (opts.limiter && traits.heavy && !call.dryRun && (call.jobId === undefined || !opts.jobsHoldHeavySlots)) {
         const limiter = opts.limiter;
         const release = await limiter.acquire({
           waitMs: opts.locks?.waitMs ?? 60_000,
@@ -310,7 +306,7 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
     },
 
     async afterChange(call, affected): Promise<Warning[]> {
-      if (!opts.refresher) return [];
+      if (!opts.refresher || !traitsOf(call.signature).changesMetadata) return [];
       calls.get(call.queryId)?.trace.enter('refresh');
       // The refresher reports each attempt to the metrics itself (FeRefreshOptions.onResult).
       return opts.refresher.refresh(call.catalog, affected);

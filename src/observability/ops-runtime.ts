@@ -1,5 +1,5 @@
 /**
- * Everything of issue 6 built from a validated configuration, for proxy-app.ts to plug in:
+ * The operations layer built from a validated configuration, for proxy-app.ts to plug in:
  * metrics (and the /metrics endpoint), the audit sinks, the grant source, the FE refresher,
  * the per-table locks and heavy-job cap, the job store and manager, session timeouts, the
  * tracer provider (tracing.file / tracing.console), the running-calls registry, the executor
@@ -15,7 +15,7 @@ import type { ProxyConfig } from '../config-schema.js';
 import type { Logger } from './logger.js';
 import { createAuditSink, type MultiAuditSink } from './audit.js';
 import { setupMetrics, startMetricsServer, type ProxyMetrics } from './metrics.js';
-import { createOpsHooks, DEFAULT_HEAVY_PROCEDURES } from './ops-hooks.js';
+import { createOpsHooks } from './ops-hooks.js';
 import { FeRefresher } from '../fe-refresh.js';
 import { JsonLinesSpanExporter, RecordingTracerProvider } from './tracer-provider.js';
 import { TRACER_NAME } from './tracing.js';
@@ -33,8 +33,8 @@ import { FRAMEWORK_PARAMS, isAsyncCall, submitAsyncCall, type CallRunner } from 
 import { jobProcedures } from '../../procedures/jobs/job-procedures.js';
 import type { CallHooks, CallRequest } from '../../procedures/framework/executor.js';
 import type { CallerInfo } from '../../procedures/framework/context.js';
-import type { ParamSpec } from '../../procedures/framework/signature.js';
-import type { ProcedureDefinition } from '../../procedures/framework/registry.js';
+import { traitsOf, type ParamSpec } from '../../procedures/framework/signature.js';
+import type { ProcedureDefinition, ProcedureRegistry } from '../../procedures/framework/registry.js';
 import type { LocalReply } from '../router/route.js';
 
 export interface OpsRuntimeOptions {
@@ -62,6 +62,9 @@ export interface OpsRuntimeOptions {
   worker?: { index: number; count: number };
 }
 
+/** What runs an async job's work and knows its procedure (ProcedureExecutor is one). */
+export type AsyncCallRunner = CallRunner & { readonly registry: Pick<ProcedureRegistry, 'lookup'> };
+
 export interface OpsRuntime {
   hooks: CallHooks;
   frameworkParams: readonly ParamSpec[];
@@ -80,7 +83,8 @@ export interface OpsRuntime {
   /** Things the operator should know at start-up (already logged). */
   startupNotes: string[];
   isAsync(req: CallRequest): boolean;
-  submitAsync(runner: CallRunner, req: CallRequest, caller: CallerInfo): Promise<LocalReply[]>;
+  /** Submit an `async => true` CALL as a job; the runner's registry says whether its procedure is heavy. */
+  submitAsync(runner: AsyncCallRunner, req: CallRequest, caller: CallerInfo): Promise<LocalReply[]>;
   close(): Promise<void>;
 }
 
@@ -226,7 +230,9 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
     submitAsync: async (runner, req, caller) => {
       // With an upstream, read the grants now, on the caller's session, while it runs this CALL.
       if (grants && opts.upstreamQuery && config.upstream) pinnedGrants.set(caller, await grants.grantsFor(caller));
-      return submitAsyncCall(jobs, runner, req, caller, { heavy: DEFAULT_HEAVY_PROCEDURES.has(req.procedure.toLowerCase()) });
+      // An unknown procedure is not heavy: the job fails at once with PROCEDURE_NOT_FOUND.
+      const signature = runner.registry.lookup(req.procedure)?.signature;
+      return submitAsyncCall(jobs, runner, req, caller, { heavy: signature !== undefined && traitsOf(signature).heavy });
     },
     async close() {
       await jobs.close();

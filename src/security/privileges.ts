@@ -248,47 +248,6 @@ export function identityOf(user: string, clientAddress: string): UserIdentity {
   return { user, host };
 }
 
-/**
- * The privilege each known procedure needs by default, following the rule of issue 6:
- * reading procedures SELECT; tag, branch, rollback, expire, compact and the other table
- * maintenance ALTER on the table; database-wide work ALTER on the database. A procedure's
- * own signature may declare otherwise; this table is the fallback and the documentation.
- * `remove_orphan_files` below the safety floor additionally needs ADMIN (see
- * `orphanFloorRequirement`).
- */
-export const DEFAULT_PROCEDURE_PRIVILEGES: Readonly<Record<string, { privilege: Privilege; level: 'table' | 'database' }>> = {
-  compact: { privilege: 'ALTER', level: 'table' },
-  compact_database: { privilege: 'ALTER', level: 'database' },
-  expire_snapshots: { privilege: 'ALTER', level: 'table' },
-  expire_changelogs: { privilege: 'ALTER', level: 'table' },
-  remove_orphan_files: { privilege: 'ALTER', level: 'table' },
-  rollback: { privilege: 'ALTER', level: 'table' },
-  rollback_to: { privilege: 'ALTER', level: 'table' },
-  rollback_to_as_latest: { privilege: 'ALTER', level: 'table' },
-  rollback_to_timestamp: { privilege: 'ALTER', level: 'table' },
-  rollback_to_watermark: { privilege: 'ALTER', level: 'table' },
-  create_tag: { privilege: 'ALTER', level: 'table' },
-  create_tag_from_timestamp: { privilege: 'ALTER', level: 'table' },
-  create_tag_from_watermark: { privilege: 'ALTER', level: 'table' },
-  delete_tag: { privilege: 'ALTER', level: 'table' },
-  rename_tag: { privilege: 'ALTER', level: 'table' },
-  replace_tag: { privilege: 'ALTER', level: 'table' },
-  expire_tags: { privilege: 'ALTER', level: 'table' },
-  trigger_tag_automatic_creation: { privilege: 'ALTER', level: 'table' },
-  reset_consumer: { privilege: 'ALTER', level: 'table' },
-  clear_consumers: { privilege: 'ALTER', level: 'table' },
-  create_branch: { privilege: 'ALTER', level: 'table' },
-  delete_branch: { privilege: 'ALTER', level: 'table' },
-  rename_branch: { privilege: 'ALTER', level: 'table' },
-  fast_forward: { privilege: 'ALTER', level: 'table' },
-  merge_branch: { privilege: 'ALTER', level: 'table' },
-  expire_partitions: { privilege: 'ALTER', level: 'table' },
-  mark_partition_done: { privilege: 'ALTER', level: 'table' },
-  drop_partition: { privilege: 'ALTER', level: 'table' },
-  purge_files: { privilege: 'ALTER', level: 'table' },
-  rewrite_file_index: { privilege: 'ALTER', level: 'table' },
-};
-
 /** The ADMIN requirement for a forced orphan cleanup below the configured safety floor. */
 export function orphanFloorRequirement(procedure: string): PrivilegeRequirement {
   return { privilege: 'ADMIN', level: 'global', catalog: '*', procedure };

@@ -2,8 +2,10 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import mysql, { type FieldPacket, type RowDataPacket } from 'mysql2/promise';
 import { parseShowGrants } from '../../src/security/grants-parser.js';
-import { authorize, requirementFor, DEFAULT_PROCEDURE_PRIVILEGES, type UserGrants } from '../../src/security/privileges.js';
+import { authorize, requirementFor, type UserGrants } from '../../src/security/privileges.js';
 import { GrantCache } from '../../src/security/grant-cache.js';
+import { createDefaultRegistry } from '../../procedures/index.js';
+import { traitsOf } from '../../procedures/framework/signature.js';
 import { mariadbEnv, scratchDatabase, adminConnection, testSecret } from './ops-env.js';
 
 // Users with exactly, more than and less than the privilege each procedure needs, created in
@@ -96,9 +98,13 @@ describe('MariaDB SHOW GRANTS on the user\'s own session', () => {
     const who = (user: string) => ({ user, host: '127.0.0.1' });
     const cache = new GrantCache({ ttlMs: 60_000 });
     const grantsOf = (u: string) => cache.get(GrantCache.key(u, '127.0.0.1'), async () => (await showGrantsAs(u)).grants);
-    for (const [procedure, spec] of Object.entries(DEFAULT_PROCEDURE_PRIVILEGES)) {
-      const req = requirementFor(procedure, { privilege: spec.privilege, on: spec.level }, { catalog: 'paimon', database: db, table: 'orders' });
-      const exactUser = spec.level === 'table' ? users.exactTable : users.exactDb;
+    // The registered procedures whose privilege is checked (the job procedures are caller-scoped)
+    // and is the ALTER these users hold or lack.
+    const checked = createDefaultRegistry().list().map((r) => r.signature).filter((s) => !traitsOf(s).callerScoped && s.privilege.privilege === 'ALTER');
+    assert.ok(checked.length > 0, 'there are procedures to check');
+    for (const { name: procedure, privilege: spec } of checked) {
+      const req = requirementFor(procedure, spec, { catalog: 'paimon', database: db, table: 'orders' });
+      const exactUser = spec.on === 'table' ? users.exactTable : users.exactDb;
       assert.equal(authorize(who(exactUser), await grantsOf(exactUser), req).ok, true, `${procedure}: exactly`);
       assert.equal(authorize(who(users.more), await grantsOf(users.more), req).ok, true, `${procedure}: more`);
       assert.equal(authorize(who(users.exactDb), await grantsOf(users.exactDb), req).ok, true, `${procedure}: database grant covers`);
@@ -107,12 +113,12 @@ describe('MariaDB SHOW GRANTS on the user\'s own session', () => {
         const r = authorize(who(u), await grantsOf(u), req);
         assert.equal(r.ok, false, `${procedure}: ${u} must be refused`);
         if (!r.ok) {
-          assert.equal(r.error.code, spec.level === 'table' ? 'TABLE_ACCESS_DENIED' : 'DATABASE_ACCESS_DENIED');
-          assert.equal(r.error.errno, spec.level === 'table' ? 1142 : 1044);
+          assert.equal(r.error.code, spec.on === 'table' ? 'TABLE_ACCESS_DENIED' : 'DATABASE_ACCESS_DENIED');
+          assert.equal(r.error.errno, spec.on === 'table' ? 1142 : 1044);
           assert.ok(r.error.message.includes(procedure) && r.error.message.includes('ALTER') && r.error.message.includes(db));
         }
       }
-      if (spec.level === 'database') {
+      if (spec.on === 'database') {
         const r = authorize(who(users.exactTable), await grantsOf(users.exactTable), req);
         assert.equal(r.ok, false, `${procedure}: a table grant is not a database grant`);
       }

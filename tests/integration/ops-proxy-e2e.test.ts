@@ -1,5 +1,5 @@
 /**
- * Issue 6 end to end through the proxy a user starts (startProxy), on a table written by
+ * The operations layer end to end through the proxy a user starts (startProxy), on a table written by
  * Paimon Java, with mysql2 as the client:
  *  - standalone: privileges from the users file (1142 for a reader, the procedure for a
  *    maintainer), `async => true` returning a job id, job_status / list_jobs, the per-call

@@ -35,7 +35,7 @@ describe('PromClientMeterProvider (OpenTelemetry API over prom-client)', () => {
 });
 
 describe('ProxyMetrics', () => {
-  test('records every family the issue names', async () => {
+  test('records every metric family of the proxy', async () => {
     const provider = new PromClientMeterProvider(new prom.Registry());
     const m = new ProxyMetrics(provider.getMeter('p'));
     m.callFinished('expire_snapshots', 'succeeded', 0.2);

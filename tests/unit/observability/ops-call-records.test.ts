@@ -1,5 +1,5 @@
 /**
- * Issue 6 gaps, on the real executor with the real ops hooks:
+ * The records of every CALL, on the real executor with the real ops hooks:
  *  - one audit record for every CALL, also those refused before binding (unknown procedure,
  *    unknown / missing / wrongly typed argument, bad framework argument), never two;
  *  - an error message that echoes a secret is masked in the ERR reply, the log and the audit;
@@ -95,7 +95,7 @@ const change = defineProcedure({
 });
 
 /** Same, but counts against the heavy-job cap. */
-const heavyChange = defineProcedure({ ...change, name: 'compact' });
+const heavyChange = defineProcedure({ ...change, name: 'compact', heavy: true });
 
 function gate(table: string): () => void {
   let open!: () => void;

@@ -1,6 +1,5 @@
 /**
- * Progress of synchronous CALLs while they run (issue 4 "progress is reported as it goes",
- * issue 5 "progress ... is reported as it goes"):
+ * Progress of synchronous CALLs is reported as it goes, while they run:
  *  - the running-calls registry keeps each call's id, target and last progress;
  *  - list_jobs / job_status from another session show a running synchronous CALL (mode sync)
  *    with its phase and counts, only to its own user, and no longer once it ended;

@@ -1,11 +1,15 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  authorize, covers, parsePrivilege, requirementFor, identityOf, likeMatches, DEFAULT_PROCEDURE_PRIVILEGES,
+  authorize, covers, parsePrivilege, requirementFor, identityOf, likeMatches,
   type UserGrants, type PrivilegeRequirement, type Privilege,
 } from '../../../src/security/privileges.js';
 import { parseConfigGrants } from '../../../src/security/grants-parser.js';
 import { ERROR_CODES } from '../../../procedures/framework/errors.js';
+import { createDefaultRegistry } from '../../../procedures/index.js';
+import { jobProcedures } from '../../../procedures/jobs/job-procedures.js';
+import { ProcedureRegistry } from '../../../procedures/framework/registry.js';
+import { traitsOf } from '../../../procedures/framework/signature.js';
 
 const who = { user: 'ops', host: '10.0.0.7' };
 const g = (...texts: string[]): UserGrants => parseConfigGrants(texts);
@@ -88,14 +92,19 @@ test('identityOf strips the port and IPv4-mapped prefix', () => {
   assert.deepEqual(identityOf('u', '[::1]:5555'), { user: 'u', host: '::1' });
 });
 
-// The matrix of issue 6: for every procedure with a default privilege, users with exactly,
-// more than and less than the required privilege.
+// Every registered procedure: the built-in ones and the job procedures.
+const registered = [...createDefaultRegistry().list(), ...new ProcedureRegistry(jobProcedures(() => undefined)).list()].map((r) => r.signature);
+
+// For every procedure whose privilege is checked (not caller-scoped), users with exactly,
+// more than and less than the privilege its signature declares.
 describe('privilege matrix over every procedure', () => {
-  for (const [proc, spec] of Object.entries(DEFAULT_PROCEDURE_PRIVILEGES)) {
+  for (const sig of registered.filter((s) => !traitsOf(s).callerScoped)) {
+    const proc = sig.name;
+    const spec = sig.privilege;
     test(proc, () => {
       const target = { catalog: 'paimon', database: 'sales', table: 'orders' };
-      const req = requirementFor(proc, { privilege: spec.privilege, on: spec.level }, target);
-      const obj = spec.level === 'table' ? 'paimon.sales.orders' : 'paimon.sales.*';
+      const req = requirementFor(proc, spec, target);
+      const obj = req.level === 'table' ? 'paimon.sales.orders' : 'paimon.sales.*';
       const exactly = g(`${spec.privilege} ON ${obj}`);
       const more = g(`SELECT, LOAD, ${spec.privilege}, DROP ON paimon.*.*`);
       const admin = g('ADMIN ON *.*.*');
@@ -105,20 +114,16 @@ describe('privilege matrix over every procedure', () => {
       assert.equal(authorize(who, admin, req).ok, true, 'admin');
       const r = authorize(who, less, req);
       assert.equal(r.ok, false, 'less');
-      if (!r.ok) assert.equal(r.error.code, spec.level === 'table' ? 'TABLE_ACCESS_DENIED' : 'DATABASE_ACCESS_DENIED');
+      if (!r.ok) assert.equal(r.error.code, req.level === 'table' ? 'TABLE_ACCESS_DENIED' : 'DATABASE_ACCESS_DENIED');
     });
   }
 });
 
-// The same matrix over the procedures actually registered, with the privilege each declares.
-describe('privilege matrix over the registered procedures (declared privileges)', async () => {
-  const { createDefaultRegistry } = await import('../../../procedures/index.js');
-  const { jobProcedures } = await import('../../../procedures/jobs/job-procedures.js');
-  const { ProcedureRegistry } = await import('../../../procedures/framework/registry.js');
-  const registry = createDefaultRegistry();
-  const all = [...registry.list().map((r) => r.signature), ...new ProcedureRegistry(jobProcedures(() => undefined)).list().map((r) => r.signature)];
-  test('there are procedures to check', () => assert.ok(all.length >= 4));
-  for (const sig of all) {
+// The same matrix against every other privilege, over all registered procedures (the
+// caller-scoped ones too, whose declared privilege SHOW PROCEDURES lists).
+describe('privilege matrix over the registered procedures (declared privileges)', () => {
+  test('there are procedures to check', () => assert.ok(registered.length >= 4));
+  for (const sig of registered) {
     test(`${sig.name} needs ${sig.privilege.privilege} on the ${sig.privilege.on}`, () => {
       const req = requirementFor(sig.name, sig.privilege, { catalog: 'paimon', database: 'sales', table: 'orders' });
       const p = sig.privilege.privilege;
@@ -129,9 +134,6 @@ describe('privilege matrix over the registered procedures (declared privileges)'
       const r = authorize(who, g(`${others.join(', ')} ON *.*.*`, `${p} ON paimon.elsewhere.*`, `${p} ON other_catalog.*.*`), req);
       assert.equal(r.ok, false, 'less');
       if (!r.ok) assert.equal(r.error.code, req.level === 'table' ? 'TABLE_ACCESS_DENIED' : 'DATABASE_ACCESS_DENIED');
-      if (sig.name in DEFAULT_PROCEDURE_PRIVILEGES) {
-        assert.deepEqual({ privilege: p, on: sig.privilege.on }, { privilege: DEFAULT_PROCEDURE_PRIVILEGES[sig.name]!.privilege, on: DEFAULT_PROCEDURE_PRIVILEGES[sig.name]!.level }, 'declared privilege agrees with the documented default');
-      }
     });
   }
 });

@@ -9,9 +9,10 @@ import { ProcedureError, ERROR_CODES, PAIMON_ERROR_MAPPING, toProcedureError, re
 import { ProcedureExecutor, type CallOutcome } from '../../../../procedures/framework/executor.js';
 import { parseTableIdentifier } from '../../../../procedures/framework/target.js';
 import { renderProcedureTable, procedureListing } from '../../../../procedures/framework/docs.js';
-import { formatSignature } from '../../../../procedures/framework/signature.js';
+import { formatSignature, traitsOf, validateSignature, type ProcedureSignature } from '../../../../procedures/framework/signature.js';
 import { renderDocs } from '../../../../procedures/framework/render-docs.js';
 import { createDefaultRegistry } from '../../../../procedures/index.js';
+import { jobProcedures } from '../../../../procedures/jobs/job-procedures.js';
 import { PaimonError } from '../../../../src/paimon/errors.js';
 import { CatalogSet, FileSystemProcedureCatalog } from '../../../../src/catalogs.js';
 import { LocalFileIO } from '../../../../src/paimon/fs/local-file-io.js';
@@ -136,6 +137,58 @@ describe('argument binding', () => {
         },
       }),
     );
+  });
+});
+
+describe('procedure traits (table lock and FE refresh, heavy-job cap, caller scoping)', () => {
+  const base: ProcedureSignature = {
+    name: 'probe',
+    description: '',
+    params: [{ name: 'table', type: 'string', required: true, description: '' }],
+    resultColumns: [],
+    privilege: { privilege: 'SELECT', on: 'table' },
+    destructive: false,
+  };
+  const withDryRun = [...base.params, { name: 'dry_run', type: 'boolean', default: false, description: '' }] as const;
+
+  test('a read-only procedure declares nothing and is neither locked, heavy nor caller-scoped', () => {
+    assert.deepEqual(traitsOf(base), { changesMetadata: false, heavy: false, callerScoped: false });
+  });
+  test('changing metadata defaults to destructive or a privilege above SELECT', () => {
+    assert.equal(traitsOf({ ...base, privilege: { privilege: 'ALTER', on: 'table' } }).changesMetadata, true);
+    assert.equal(traitsOf({ ...base, params: withDryRun, privilege: { privilege: 'ALTER', on: 'table' }, destructive: true }).changesMetadata, true);
+    assert.equal(traitsOf({ ...base, privilege: { privilege: 'ALTER', on: 'catalog' }, changesMetadata: false }).changesMetadata, false);
+  });
+  test('traits that would let a call past a safeguard are refused at declaration', () => {
+    const refused = (sig: ProcedureSignature, why: RegExp) => assert.throws(() => validateSignature(sig), why);
+    refused({ ...base, params: withDryRun, privilege: { privilege: 'ALTER', on: 'table' }, destructive: true, changesMetadata: false }, /destructive procedure changes metadata/);
+    refused({ ...base, changesMetadata: true }, /changes metadata needs more than SELECT/);
+    refused({ ...base, params: withDryRun, destructive: true }, /changes metadata needs more than SELECT/);
+    refused({ ...base, params: [], callerScoped: true, heavy: true }, /caller-scoped procedure must not be destructive, change metadata or be heavy/);
+    refused({ ...base, params: [], privilege: { privilege: 'ALTER', on: 'catalog' }, callerScoped: true }, /caller-scoped procedure must not be destructive, change metadata or be heavy/);
+    refused({ ...base, callerScoped: true }, /caller-scoped procedure must not take a table argument/);
+    validateSignature({ ...base, params: [], callerScoped: true });
+    validateSignature({ ...base, heavy: true });
+  });
+  test('the built-in and job procedures are locked, heavy and scoped as the operations layer expects', () => {
+    const all = [...createDefaultRegistry().list(), ...new ProcedureRegistry(jobProcedures(() => undefined)).list()].map((r) => r.signature);
+    const expected: Record<string, { changesMetadata: boolean; heavy: boolean; callerScoped: boolean; privilege: string }> = {
+      compact: { changesMetadata: true, heavy: true, callerScoped: false, privilege: 'ALTER on table' },
+      expire_snapshots: { changesMetadata: true, heavy: false, callerScoped: false, privilege: 'ALTER on table' },
+      remove_orphan_files: { changesMetadata: true, heavy: true, callerScoped: false, privilege: 'ALTER on table' },
+      rollback: { changesMetadata: true, heavy: false, callerScoped: false, privilege: 'ALTER on table' },
+      rollback_to: { changesMetadata: true, heavy: false, callerScoped: false, privilege: 'ALTER on table' },
+      rollback_to_as_latest: { changesMetadata: true, heavy: false, callerScoped: false, privilege: 'ALTER on table' },
+      rollback_to_timestamp: { changesMetadata: true, heavy: false, callerScoped: false, privilege: 'ALTER on table' },
+      list_jobs: { changesMetadata: false, heavy: false, callerScoped: true, privilege: 'SELECT on catalog' },
+      job_status: { changesMetadata: false, heavy: false, callerScoped: true, privilege: 'SELECT on catalog' },
+      cancel_job: { changesMetadata: false, heavy: false, callerScoped: true, privilege: 'ALTER on catalog' },
+    };
+    for (const [name, want] of Object.entries(expected)) {
+      const sig = all.find((s) => s.name === name);
+      assert.ok(sig, `${name} is registered`);
+      assert.deepEqual({ ...traitsOf(sig), privilege: `${sig.privilege.privilege} on ${sig.privilege.on}` }, want, name);
+    }
   });
 });
 
