@@ -162,5 +162,6 @@ export const ER_NOT_SUPPORTED_AUTH_MODE = 1251;
 export const ER_UNSUPPORTED_PS = 1295;
 export const ER_SP_DOES_NOT_EXIST = 1305;
 export const ER_QUERY_INTERRUPTED = 1317;
+export const ER_PS_MANY_PARAM = 1390;
 export const ER_STMT_HAS_NO_OPEN_CURSOR = 1421;
 export const ER_SECURE_TRANSPORT_REQUIRED = 3159;

@@ -54,10 +54,28 @@ export interface Packet {
 }
 
 /**
+ * A packet header announces more payload than the reader accepts. Thrown as soon as the
+ * header is read, before the payload is buffered; `seq` is the offending packet's sequence id.
+ */
+export class PacketTooLargeError extends RangeError {
+  constructor(
+    readonly limit: number,
+    readonly seq: number,
+  ) {
+    super(`packet payload exceeds ${limit} bytes`);
+    this.name = 'PacketTooLargeError';
+  }
+}
+
+/**
  * Assembles logical packets from a byte stream delivered in arbitrary chunks. A packet that
  * fits in one chunk is returned as views of that chunk (no copy); partial data is concatenated
  * only once enough bytes have arrived to make progress, so a 20 MiB packet arriving in 64 KiB
  * chunks is copied a constant number of times, not once per chunk.
+ *
+ * `maxPayload` bounds one logical payload; a header announcing more throws PacketTooLargeError
+ * at once, so an oversized packet is never held in memory. The owner may change the bound
+ * between packets (a session raises it once the client is authenticated).
  */
 export class PacketReader {
   private chunks: Buffer[] = [];
@@ -67,7 +85,7 @@ export class PacketReader {
   /** Bytes needed (counted from pos) before parsing can make progress. */
   private want = HEADER_SIZE;
 
-  constructor(private readonly maxPayload = 1 << 30) {}
+  constructor(public maxPayload = 1 << 30) {}
 
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
@@ -118,13 +136,13 @@ export class PacketReader {
         return null;
       }
       const len = buf.readUIntLE(off, 3);
+      if (total + len > this.maxPayload) throw new PacketTooLargeError(this.maxPayload, buf[start + 3]);
       if (off + HEADER_SIZE + len > buf.length) {
         this.want = off + HEADER_SIZE + len - start;
         return null;
       }
       total += len;
       fragments++;
-      if (total > this.maxPayload) throw new RangeError(`packet payload exceeds ${this.maxPayload} bytes`);
       off += HEADER_SIZE + len;
       if (len < MAX_PACKET_PAYLOAD) break;
     }

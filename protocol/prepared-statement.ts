@@ -34,8 +34,17 @@ import {
 import { buildEof, buildOk } from './generic-response.js';
 import { buildColumnDefinition, type ColumnDefinition, type ResultSetOptions } from './result-set.js';
 
+/**
+ * Most placeholders one prepared statement can have: COM_STMT_PREPARE_OK counts them in two
+ * bytes. MySQL refuses a statement with more at prepare time (ER_PS_MANY_PARAM, sql_prepare.cc).
+ */
+export const MAX_PREPARED_PARAMS = 0xffff;
+
 /** COM_STMT_PREPARE_OK plus its parameter block (column count 0: metadata comes with EXECUTE). */
 export function prepareOkPayloads(statementId: number, params: number, columns: readonly ColumnDefinition[], capabilities: number, statusFlags: number): Buffer[] {
+  if (params > MAX_PREPARED_PARAMS || columns.length > MAX_PREPARED_PARAMS) {
+    throw new RangeError(`a prepared statement has at most ${MAX_PREPARED_PARAMS} parameters and columns (${params} parameters, ${columns.length} columns)`);
+  }
   const out = [new BufferWriter(12).u8(0).u32(statementId).u16(columns.length).u16(params).u8(0).u16(0).finish()];
   const eof = () => (capabilities & CLIENT_DEPRECATE_EOF ? [] : [buildEof({ warnings: 0, statusFlags })]);
   if (params > 0) {

@@ -58,6 +58,13 @@ export const configSchema = z.strictObject({
        * process; more than one spreads the forwarding work over CPU cores.
        */
       workers: z.number().int().min(1).max(256).default(1),
+      /**
+       * Largest command packet (bytes) an authenticated client may send, as MySQL's and
+       * MariaDB's max_allowed_packet (same range, MySQL's default 64 MiB): a larger one gets
+       * ER_NET_PACKET_TOO_LARGE and the connection is closed. Before authentication the limit
+       * is a fixed 128 KiB (src/session/session.ts).
+       */
+      max_allowed_packet: z.number().int().min(1024).max(1 << 30).default(64 << 20),
     })
     .prefault({}),
   upstream: z

@@ -111,6 +111,7 @@ export class ProxyServer {
         users: this.users,
         registry: this.registry,
         serverVersion: STANDALONE_SERVER_VERSION,
+        maxAllowedPacket: config.listen.max_allowed_packet,
         nextConnectionId: () => {
           const id = this.nextLocalId;
           this.nextLocalId += this.idStep;

@@ -9,7 +9,8 @@
  * the proxy knows the current catalog and database as the FE does. `KILL` of a connection
  * whose procedure the proxy is running stops that procedure (mysql-protocol.md §5.2).
  *
- * Without an FE (standalone), the router answers everything itself (standalone-responder.ts).
+ * Without an FE (standalone), the router answers everything itself (standalone-responder.ts);
+ * a `[catalog.]sys.<procedure>` CALL for a catalog that is not configured is CATALOG_NOT_FOUND.
  *
  * The hot path (a forwarded statement) is the prefilter plus returning a shared route object.
  * The session statements are read by session-statement.ts, the one reader of both modes.
@@ -24,7 +25,7 @@ import { parseCallArguments, parseCallName, ParseError, type CallName } from './
 import type { LocalReply, Route, SessionView, StatementRouter } from './route.js';
 import { literalValue, parseKill, parseSet, parseSwitch, parseUse, type KillStatement } from './session-statement.js';
 import { classifyStatement } from './statement-prefilter.js';
-import { newStandaloneState, rememberWarnings, respondStandalone, type StandaloneEnv, type StandaloneSessionState } from './standalone-responder.js';
+import { newStandaloneState, rememberWarnings, respondStandalone, unknownCatalog, type StandaloneEnv, type StandaloneSessionState } from './standalone-responder.js';
 
 const FORWARD: Route = { kind: 'forward' };
 /** Connection ids are 32-bit (the greeting's thread id): a larger KILL id is not one of ours. */
@@ -191,7 +192,13 @@ export class Router implements StatementRouter {
     return s;
   }
 
-  /** The catalog an intercepted CALL runs in, or null when the CALL is not ours. */
+  /**
+   * The catalog an intercepted CALL runs in, or null when the CALL is not ours. The catalog
+   * name is compared exactly, as Doris's CatalogMgr looks catalogs up (a case-sensitive map
+   * of names; lower_case_table_names applies to table names only): `CALL PAIMON.sys.x()` is
+   * not a call into the catalog `paimon`, and the FE answers it. `sys` is Paimon's system
+   * database and is read in any case, as the procedure name is by the registry.
+   */
   interceptCatalog(name: CallName, session: SessionView): string | null {
     const p = name.parts;
     const catalogs = this.executor.catalogs;
@@ -209,12 +216,34 @@ export class Router implements StatementRouter {
     const name = parseCallName(sql);
     if (name === null) return null;
     const catalog = this.interceptCatalog(name, session);
-    if (catalog === null) return null;
+    if (catalog === null) return session.standalone ? this.routeForeignCatalogCall(name, session) : null;
     return {
       kind: 'local',
       run: async (signal) => {
         const replies = await this.runCall(sql, name, catalog, session, signal);
         if (session.standalone) rememberWarnings(this.standaloneState(session), replies);
+        return replies;
+      },
+    };
+  }
+
+  /**
+   * Standalone: a `[catalog.]sys.<procedure>` CALL whose catalog is not a configured Paimon
+   * catalog. With an FE it would be the FE's to answer; alone, the proxy says which catalogs
+   * it has (CATALOG_NOT_FOUND). Other CALLs (MySQL procedures, Doris's own) are left to the
+   * standalone responder.
+   */
+  private routeForeignCatalogCall(name: CallName, session: SessionView): Route | null {
+    const p = name.parts;
+    let catalog: string | null;
+    if (p.length === 3 && p[1]!.toLowerCase() === 'sys') catalog = p[0]!;
+    else if (p.length === 2 && p[0]!.toLowerCase() === 'sys') catalog = this.currentCatalog(session);
+    else return null;
+    const replies = [errorReply(unknownCatalog(catalog, this.executor.catalogs))];
+    return {
+      kind: 'local',
+      run: async () => {
+        rememberWarnings(this.standaloneState(session), replies);
         return replies;
       },
     };

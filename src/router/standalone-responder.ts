@@ -59,6 +59,14 @@ function unsupported(sql: string, env: StandaloneEnv): ProcedureError {
   );
 }
 
+/**
+ * CATALOG_NOT_FOUND for a catalog that is not a configured Paimon catalog (null: Doris's
+ * default `internal`, which standalone mode does not have), naming the configured ones.
+ */
+export function unknownCatalog(name: string | null, catalogs: CatalogProvider): ProcedureError {
+  return new ProcedureError('CATALOG_NOT_FOUND', `Unknown catalog '${name ?? 'internal'}' (configured: ${catalogs.names().join(', ') || 'none'})`);
+}
+
 /** MySQL LIKE pattern (% _ and backslash escapes), case-insensitive as SHOW's collations are. */
 export function likeToRegExp(pattern: string): RegExp {
   let re = '^';
@@ -375,7 +383,7 @@ async function useDatabase(
   const catName = catalogName ?? env.currentCatalog(session);
   const catalog = catName === null ? undefined : env.catalogs.get(catName);
   if (catalog === undefined) {
-    return err(new ProcedureError('CATALOG_NOT_FOUND', `Unknown catalog '${catName ?? 'internal'}' (configured: ${env.catalogs.names().join(', ') || 'none'})`));
+    return err(unknownCatalog(catName, env.catalogs));
   }
   if (!(await catalog.databaseExists(db))) {
     return err(new ProcedureError('DATABASE_NOT_FOUND', `Unknown database '${db}' in catalog '${catalog.name}'`));
@@ -387,9 +395,7 @@ async function useDatabase(
 }
 
 function switchCatalog(session: SessionView, env: StandaloneEnv, state: StandaloneSessionState, name: string): LocalReply {
-  if (env.catalogs.get(name) === undefined) {
-    return err(new ProcedureError('CATALOG_NOT_FOUND', `Unknown catalog '${name}' (configured: ${env.catalogs.names().join(', ') || 'none'})`));
-  }
+  if (env.catalogs.get(name) === undefined) return err(unknownCatalog(name, env.catalogs));
   session.currentCatalog = name;
   session.currentDatabase = state.lastDbOfCatalog.get(name) ?? null;
   return OK;

@@ -33,6 +33,7 @@ import {
   COM_STMT_SEND_LONG_DATA,
   ER_NOT_SUPPORTED_AUTH_MODE,
   ER_NOT_SUPPORTED_YET,
+  ER_PS_MANY_PARAM,
   ER_STMT_HAS_NO_OPEN_CURSOR,
   ER_UNKNOWN_COM_ERROR,
   ER_UNKNOWN_ERROR,
@@ -43,8 +44,8 @@ import {
 } from '../../protocol/constants.js';
 import { buildEof, buildErr, buildOk } from '../../protocol/generic-response.js';
 import { parseChangeUser } from '../../protocol/handshake.js';
-import { encodePacket, type Packet } from '../../protocol/packet.js';
-import { parseExecute, prepareOkPayloads, statementIdOf } from '../../protocol/prepared-statement.js';
+import { encodePacket, PacketTooLargeError, type Packet } from '../../protocol/packet.js';
+import { MAX_PREPARED_PARAMS, parseExecute, prepareOkPayloads, statementIdOf } from '../../protocol/prepared-statement.js';
 import { InfileScanner, ResponseTracker, TrackerState } from '../../protocol/response-tracker.js';
 import { bindPlaceholders, findPlaceholders, ProxyStatements } from '../router/prepared-call.js';
 import type { LocalReply, Route, SessionView, StatementRouter } from '../router/route.js';
@@ -160,11 +161,16 @@ export class CommandPhase {
     }
   }
 
-  /** Handles queued client commands while no command is in flight. */
+  /**
+   * Handles queued client commands while no command is in flight and the client reads what it
+   * was sent: replies the proxy writes itself are not throttled by the FE, so a client that
+   * pipelines local commands without reading is held (its socket paused) until it drains.
+   */
   pump(): void {
     const s = this.s;
+    let backlogged = false;
     try {
-      while (s.phase === 'command' && !this.busy) {
+      while (s.phase === 'command' && !this.busy && !(backlogged = s.clientBacklogged(this.resume))) {
         const p = s.clientReader.next();
         if (!p) break;
         if (p.payload.length === 0) {
@@ -176,12 +182,15 @@ export class CommandPhase {
         else this.relayCommand(p);
       }
     } catch (e) {
-      s.protocolFailure(e, 'command');
+      if (e instanceof PacketTooLargeError) s.clientPacketTooLarge(e);
+      else s.protocolFailure(e, 'command');
       return;
     }
     if (s.phase !== 'command') return;
-    s.holdClientForQueue(this.busy && s.clientReader.pendingBytes > CLIENT_QUEUE_HIGH_WATER);
+    s.holdClientForQueue(backlogged || (this.busy && s.clientReader.pendingBytes > CLIENT_QUEUE_HIGH_WATER));
   }
+
+  private readonly resume = (): void => this.pump();
 
   // ---- relayed commands ----------------------------------------------------------------------
 
@@ -375,6 +384,10 @@ export class CommandPhase {
       // Route with NULLs in the placeholders: only the decision (ours or the FE's) is used now.
       const probe = bindPlaceholders({ id: 0, sql, placeholders, types: null, longData: new Map() }, placeholders.map(() => null), true);
       if (this.route(probe).kind !== 'local') return false;
+      if (placeholders.length > MAX_PREPARED_PARAMS) {
+        this.replyPayloads([err(ER_PS_MANY_PARAM, 'HY000', 'Prepared statement contains too many placeholders')]);
+        return true;
+      }
       const stmt = this.statements.create(sql, placeholders);
       this.replyPayloads(prepareOkPayloads(stmt.id, placeholders.length, [], s.capabilities, s.statusFlags));
       return true;

@@ -55,7 +55,7 @@ import {
   parseHandshakeV10,
   type HandshakeResponse41,
 } from '../../protocol/handshake.js';
-import { encodePacket, PacketReader, type Packet } from '../../protocol/packet.js';
+import { encodePacket, HEADER_SIZE, PacketReader, PacketTooLargeError, type Packet } from '../../protocol/packet.js';
 import { LocalAuthenticator, type AuthStep } from './local-auth.js';
 import type { Session } from './session.js';
 import { connectUpstream, type UpstreamOptions } from './upstream-connection.js';
@@ -122,11 +122,19 @@ export class ConnectionPhase {
   }
 
   clientData(chunk: Buffer): void {
-    this.s.clientReader.push(chunk);
+    const s = this.s;
+    s.clientReader.push(chunk);
     try {
       this.handshakeClient();
     } catch (e) {
-      this.s.protocolFailure(e, 'client handshake');
+      if (e instanceof PacketTooLargeError) s.clientPacketTooLarge(e);
+      else s.protocolFailure(e, 'client handshake');
+      return;
+    }
+    // Bytes the client sent while it should be waiting (before the greeting, during a TLS
+    // upgrade or the FE's answer) stay unread: they too are held to the handshake limit.
+    if (this.active && s.clientReader.pendingBytes > s.clientReader.maxPayload + HEADER_SIZE) {
+      s.clientPacketTooLarge(new PacketTooLargeError(s.clientReader.maxPayload, 0));
     }
   }
 

@@ -9,13 +9,15 @@
  *                        prepared statements the proxy answers, the proxy's own upstream queries
  *
  * Backpressure holds both ways: when a socket's write() returns false, the other socket is
- * paused until 'drain'.
+ * paused until 'drain'. Replies the proxy writes itself hold the client's own commands the
+ * same way once more than CLIENT_WRITE_HIGH_WATER of them wait unread. Packet sizes are
+ * bounded by phase: MAX_HANDSHAKE_PAYLOAD before authentication, max_allowed_packet after.
  */
 import type { Socket } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
-import { ER_HANDSHAKE_ERROR, ER_NOT_SUPPORTED_AUTH_MODE, SERVER_STATUS_AUTOCOMMIT } from '../../protocol/constants.js';
+import { ER_HANDSHAKE_ERROR, ER_NET_PACKET_TOO_LARGE, ER_NOT_SUPPORTED_AUTH_MODE, SERVER_STATUS_AUTOCOMMIT } from '../../protocol/constants.js';
 import { buildErr, type ErrPacket } from '../../protocol/generic-response.js';
-import { encodePacket, PacketReader } from '../../protocol/packet.js';
+import { encodePacket, PacketReader, PacketTooLargeError } from '../../protocol/packet.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionView, StatementRouter } from '../router/route.js';
 import { maskText } from '../security/masking.js';
@@ -27,8 +29,21 @@ import { authLegsDiffer, clearPasswordRefusal, clearPasswordRelayAllowed, fullAu
 import { upgradeUpstream, type UpstreamOptions } from './upstream-connection.js';
 import type { UpstreamQueryResult } from './upstream-queries.js';
 
-/** Largest packet the proxy accepts from a client or the FE (MySQL's max_allowed_packet upper bound). */
-const MAX_COMMAND_PAYLOAD = 1 << 30;
+/** Largest packet the proxy accepts from the FE (MySQL's max_allowed_packet upper bound). */
+const MAX_UPSTREAM_PAYLOAD = 1 << 30;
+/**
+ * Largest packet a client may send before it is authenticated. A HandshakeResponse41 holds
+ * fixed fields, user, auth data, database and plugin name (a few hundred bytes) and connect
+ * attributes, which MySQL caps at 64 KiB; the auth exchange that follows carries at most an
+ * RSA-encrypted password or a GSSAPI token (tens of KiB). 128 KiB covers both with room; a
+ * larger packet closes the connection with ER_NET_PACKET_TOO_LARGE before it is buffered.
+ */
+const MAX_HANDSHAKE_PAYLOAD = 128 << 10;
+/**
+ * Replies the proxy wrote itself that a client may leave unread before the command phase stops
+ * reading its commands (a client that pipelines without reading); reading resumes on 'drain'.
+ */
+const CLIENT_WRITE_HIGH_WATER = 1 << 20;
 /** Like MySQL's connect_timeout, but generous: the FE's own auth (LDAP) may be slow. */
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 /** Upstream read buffer: small while responses are small, grown when a read fills it. */
@@ -78,6 +93,11 @@ export interface SessionDeps {
   users: LocalUsers | null;
   registry: SessionRegistry;
   serverVersion: string;
+  /**
+   * Largest command packet an authenticated client may send (listen.max_allowed_packet); a
+   * larger one gets ER_NET_PACKET_TOO_LARGE and the connection is closed, as MySQL does.
+   */
+  maxAllowedPacket: number;
   nextConnectionId(): number;
   stats: ProxyStats;
 }
@@ -108,8 +128,8 @@ export class Session implements SessionView {
   /** Status flags as the client last saw them (the FE's, or the standalone session's own). */
   statusFlags = SERVER_STATUS_AUTOCOMMIT;
   clientTls = false;
-  /** Client packets not yet handled, in both phases. */
-  readonly clientReader = new PacketReader(MAX_COMMAND_PAYLOAD);
+  /** Client packets not yet handled, in both phases (bounded by the phase's packet limit). */
+  readonly clientReader = new PacketReader(MAX_HANDSHAKE_PAYLOAD);
   readonly deps: SessionDeps;
   readonly log: Logger;
 
@@ -122,6 +142,8 @@ export class Session implements SessionView {
   private upstreamPausedByClient = false;
   private clientPausedByUpstream = false;
   private clientPausedByQueue = false;
+  /** A command-phase resume waits for the client socket's 'drain' (clientBacklogged). */
+  private awaitingClientDrain = false;
   private upstreamReadSize = UPSTREAM_READ_MIN;
   private upstreamReadBuf: Buffer = Buffer.alloc(0);
   /** Something may still refer to upstreamReadBuf (or there is none yet): the next read needs a fresh one. */
@@ -133,7 +155,7 @@ export class Session implements SessionView {
     this.standalone = deps.upstream === null;
     this.clientAddress = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
     this.log = deps.logger;
-    this.connection = new ConnectionPhase(this, MAX_COMMAND_PAYLOAD);
+    this.connection = new ConnectionPhase(this, MAX_UPSTREAM_PAYLOAD);
     socket.setNoDelay(true);
     this.attachClient(socket);
   }
@@ -168,6 +190,7 @@ export class Session implements SessionView {
   enterCommandPhase(): void {
     this.currentPhase = 'command';
     if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
+    this.clientReader.maxPayload = this.deps.maxAllowedPacket;
     this.command = new CommandPhase(this);
     this.deps.registry.add(this);
     this.log.debug(
@@ -218,6 +241,20 @@ export class Session implements SessionView {
     if (this.currentPhase === 'closed') return;
     if (!this.clientSocket.destroyed) this.clientSocket.write(encodePacket(buildErr(err), seq));
     this.close(reason, true);
+  }
+
+  /**
+   * The client announced a packet above the phase's limit: ER_NET_PACKET_TOO_LARGE and the
+   * connection closes (MySQL's my_net_read gives up on the stream the same way); the payload
+   * is never read into memory.
+   */
+  clientPacketTooLarge(e: PacketTooLargeError): void {
+    const before = this.currentPhase === 'connection';
+    this.log.info({ client: this.clientAddress, connectionId: this.connectionId, limit: e.limit, authenticated: !before }, 'client packet too large, closing connection');
+    const message = before
+      ? `Got a packet bigger than the ${e.limit} bytes a client may send before it is authenticated`
+      : "Got a packet bigger than 'max_allowed_packet' bytes";
+    this.failConnection({ errno: ER_NET_PACKET_TOO_LARGE, sqlState: '08S01', message }, (e.seq + 1) & 0xff, 'packet too large');
   }
 
   protocolFailure(e: unknown, where: string): void {
@@ -336,7 +373,27 @@ export class Session implements SessionView {
     if (this.currentPhase !== 'closed') this.upstreamSocket?.resume();
   };
 
-  /** Holds the client while too much of its input waits unhandled (a pipelining client). */
+  /**
+   * True while more than CLIENT_WRITE_HIGH_WATER bytes of replies wait to reach the client;
+   * `resume` then runs once, when the socket has drained.
+   */
+  clientBacklogged(resume: () => void): boolean {
+    const c = this.clientSocket;
+    if (c.writableLength <= CLIENT_WRITE_HIGH_WATER) return false;
+    if (!this.awaitingClientDrain) {
+      this.awaitingClientDrain = true;
+      c.once('drain', () => {
+        this.awaitingClientDrain = false;
+        if (this.currentPhase !== 'closed') resume();
+      });
+    }
+    return true;
+  }
+
+  /**
+   * Holds the client's input while too much of it waits unhandled or the client does not read
+   * our replies (a pipelining client); released by the command phase once it can go on.
+   */
   holdClientForQueue(hold: boolean): void {
     if (hold) {
       if (!this.clientPausedByQueue) {

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodePacket, PacketReader, packetCount, renumberPackets } from '../../../protocol/packet.js';
+import { encodePacket, PacketReader, PacketTooLargeError, packetCount, renumberPackets } from '../../../protocol/packet.js';
 
 const MAX = 0xffffff;
 
@@ -71,6 +71,25 @@ describe('packet framing', () => {
     assert.equal(renumberPackets(b, 1), 3);
     assert.equal(b[3], 1);
     assert.equal(b[3 + 5], 2);
+  });
+
+  test('a header announcing more than the limit is refused before its payload arrives; the limit can be raised between packets', () => {
+    const r = new PacketReader(1000);
+    const header = Buffer.from([0x00, 0x00, 0xa0, 7]); // 10 MiB announced, seq 7
+    r.push(Buffer.concat([header, Buffer.alloc(16)]));
+    assert.throws(
+      () => r.next(),
+      (e: unknown) => e instanceof PacketTooLargeError && e.limit === 1000 && e.seq === 7,
+    );
+    const fragments = new PacketReader(MAX + 10);
+    fragments.push(encodePacket(Buffer.alloc(MAX), 0).subarray(0, MAX + 4));
+    fragments.push(Buffer.from([11, 0, 0, 1]));
+    assert.throws(() => fragments.next(), PacketTooLargeError, 'the second fragment brings the total over the limit');
+    const raised = new PacketReader(4);
+    raised.push(Buffer.concat([encodePacket(Buffer.from('abcd'), 0), encodePacket(Buffer.from('efghij'), 0)]));
+    assert.equal(raised.next()?.payload.toString(), 'abcd');
+    raised.maxPayload = 6;
+    assert.equal(raised.next()?.payload.toString(), 'efghij');
   });
 
   test('a payload larger than the limit is refused', () => {

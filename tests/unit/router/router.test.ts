@@ -98,6 +98,19 @@ describe('router with an upstream FE', () => {
     }
   });
 
+  test('catalog names compare exactly, as Doris resolves them; sys and the procedure name in any case', () => {
+    const s = makeSession();
+    for (const sql of ['CALL PAIMON.SYS.TEST_ECHO()', 'CALL PAIMON.sys.test_echo()', 'CALL Paimon.sys.test_echo()', 'CALL `PAIMON`.`sys`.`test_echo`()']) {
+      assert.equal(router.route(sql, s).kind, 'forward', sql);
+    }
+    for (const sql of ["CALL paimon.SYS.test_echo('sales.orders')", "CALL paimon.Sys.Test_Echo('sales.orders')", "CALL `paimon`.`SYS`.`TEST_ECHO`('sales.orders')"]) {
+      assert.equal(router.route(sql, s).kind, 'local', sql);
+    }
+    const sw = router.route('SWITCH paimon', s);
+    if (sw.kind === 'forward') sw.afterOk!(s);
+    assert.equal(router.route("CALL SYS.TEST_ECHO('sales.orders')", s).kind, 'local');
+  });
+
   test('two-part sys CALLs are intercepted only while the current catalog is a Paimon one', () => {
     const s = makeSession();
     assert.equal(router.route("CALL sys.test_echo('sales.orders')", s).kind, 'forward');

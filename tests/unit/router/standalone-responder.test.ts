@@ -170,11 +170,24 @@ describe('standalone mode answers client bootstrap statements', () => {
 
   test('other statements get an error that says there is no FE and what the proxy can do', async () => {
     fresh();
-    for (const sql of ['SELECT * FROM t', 'INSERT INTO t VALUES (1)', 'CREATE TABLE x (a int)', 'CALL mysql_proc()', 'CALL other.sys.x()', 'SELECT 1; SELECT 2', 'DESCRIBE t', '']) {
+    for (const sql of ['SELECT * FROM t', 'INSERT INTO t VALUES (1)', 'CREATE TABLE x (a int)', 'CALL mysql_proc()', 'CALL db.mysql_proc()', 'CALL other.notsys.x()', 'SELECT 1; SELECT 2', 'DESCRIBE t', '']) {
       const e = errOf(await one(router, sql, s));
       assert.equal(e.errno, 1235, sql);
       assert.match(e.message, /No Doris FE is configured.*CALL <catalog>\.sys\.<procedure>/s, sql);
     }
+  });
+
+  test('a sys CALL for a catalog that is not configured is CATALOG_NOT_FOUND, naming the configured catalogs', async () => {
+    fresh();
+    for (const [sql, catalog] of [
+      ['CALL other.sys.x()', 'other'],
+      ['CALL nocat.SYS.expire_snapshots(table => 1)', 'nocat'],
+      ["CALL PAIMON.sys.test_echo('sales.orders')", 'PAIMON'], // catalog names are exact, as in Doris
+    ]) {
+      const e = errOf(await one(router, sql!, s));
+      assert.deepEqual([e.errno, e.sqlState, e.message], [1049, '42000', `Unknown catalog '${catalog}' (configured: paimon, lake)`], sql);
+    }
+    assert.deepEqual(rs(await one(router, 'SHOW WARNINGS', s)).rows, [['Error', '1049', "Unknown catalog 'PAIMON' (configured: paimon, lake)"]]);
   });
 
   test('transactions are accepted as no-ops; metadata SHOWs are well-shaped', async () => {
