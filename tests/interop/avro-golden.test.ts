@@ -71,7 +71,7 @@ for (const version of VERSIONS) {
           if (t.root === 'FLOAT' && ours[i] !== null) assert.equal(ours[i], Math.fround(Number(javaValues[i])), `${name}[${i}]`);
           else if (t.root === 'DOUBLE' && ours[i] !== null) assert.equal(ours[i], Number(String(javaValues[i])), `${name}[${i}]`);
           else if (t.root === 'BIGINT' && ours[i] !== null) assert.equal(ours[i], BigInt(javaValues[i] as number | bigint), `${name}[${i}]`);
-          else if (t.root === 'TIME_WITHOUT_TIME_ZONE' && ours[i] !== null) assert.equal(ours[i], canonicalToValue(t, javaValues[i]), `${name}[${i}]`);
+          else if (t.root === 'TIME' && ours[i] !== null) assert.equal(ours[i], canonicalToValue(t, javaValues[i]), `${name}[${i}]`);
           else if (t.root === 'DATE' && ours[i] !== null) assert.equal(ours[i], canonicalToValue(t, javaValues[i]), `${name}[${i}]`);
           else assert.deepEqual(valueToCanonical(t, ours[i]), javaValues[i], `${name}[${i}] (${t.root})`);
         }

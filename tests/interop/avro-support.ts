@@ -96,7 +96,7 @@ export function canonicalToValue(type: BinaryFieldType, v: JsonValue): BinaryVal
       return v as boolean;
     case 'TINYINT':
     case 'SMALLINT':
-    case 'INTEGER':
+    case 'INT':
       return num(v);
     case 'BIGINT':
       return typeof v === 'bigint' ? v : BigInt(v as number);
@@ -114,12 +114,12 @@ export function canonicalToValue(type: BinaryFieldType, v: JsonValue): BinaryVal
       return new Uint8Array(Buffer.from(v as string, 'hex'));
     case 'DATE':
       return Math.round(Date.parse(`${v as string}T00:00:00Z`) / 86_400_000);
-    case 'TIME_WITHOUT_TIME_ZONE': {
+    case 'TIME': {
       const [h, mi, s] = (v as string).split(':');
       return (Number(h) * 3600 + Number(mi) * 60) * 1000 + Math.round(Number(s) * 1000);
     }
-    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
-    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE': {
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
       const t = utcMillisOfLocal(v as string);
       return new Timestamp(t.millis, t.nanoOfMilli);
     }
@@ -135,7 +135,7 @@ export function valueToCanonical(type: BinaryFieldType, v: BinaryValue): unknown
     const iso = new Date(Number(v.millisecond)).toISOString().slice(0, 19);
     const ms = Number(((v.millisecond % 1000n) + 1000n) % 1000n);
     const frac = String(ms).padStart(3, '0') + String(v.nanoOfMillisecond).padStart(6, '0');
-    return `${iso}.${frac}${type.root === 'TIMESTAMP_WITH_LOCAL_TIME_ZONE' ? 'Z' : ''}`;
+    return `${iso}.${frac}${type.root === 'TIMESTAMP_LTZ' ? 'Z' : ''}`;
   }
   return v;
 }

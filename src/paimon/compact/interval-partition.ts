@@ -17,8 +17,7 @@ import type { DataFileMeta } from '../spec/data-file-meta.js';
 import type { BinaryRow } from '../spec/binary-row.js';
 import type { FieldType } from '../data/field-type.js';
 import { binaryFieldType } from '../data/parquet-writer.js';
-import { compareAtomic } from '../data/internal-row.js';
-import type { Datum } from '../data/internal-row.js';
+import { compareNullsFirst, type Datum } from '../data/internal-row.js';
 
 export type KeyComparator = (a: BinaryRow, b: BinaryRow) => number;
 
@@ -27,13 +26,7 @@ export function binaryKeyComparator(keyTypes: readonly FieldType[]): KeyComparat
   const bts = keyTypes.map(binaryFieldType);
   return (a, b) => {
     for (let i = 0; i < keyTypes.length; i++) {
-      const x = a.get(i, bts[i]) as Datum;
-      const y = b.get(i, bts[i]) as Datum;
-      if (x === null || y === null) {
-        if (x === y) continue;
-        return x === null ? -1 : 1;
-      }
-      const c = compareAtomic(keyTypes[i], x, y);
+      const c = compareNullsFirst(keyTypes[i], a.get(i, bts[i]) as Datum, b.get(i, bts[i]) as Datum);
       if (c !== 0) return c;
     }
     return 0;

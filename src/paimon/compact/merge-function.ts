@@ -25,7 +25,7 @@
  */
 import { PaimonError } from '../errors.js';
 import type { DataFieldSpec, FieldType } from '../data/field-type.js';
-import { compareAtomic, isRetract, RowKind, type Datum, type InternalRow, type KeyValue } from '../data/internal-row.js';
+import { compareNullsFirst, isRetract, RowKind, type Datum, type InternalRow, type KeyValue } from '../data/internal-row.js';
 import { createFieldAggregator, PAIMON_AGGREGATORS, SUPPORTED_AGGREGATORS, UNSUPPORTED_AGGREGATORS, type FieldAggregator } from './aggregators.js';
 import { optionBool as bool } from '../spec/core-options.js';
 
@@ -109,12 +109,7 @@ function notNull(field: number): PaimonError {
 /** Ascending comparison of the sequence fields of a group, nulls first (Paimon's generated RecordComparator). */
 function compareSeq(fields: readonly number[], types: readonly FieldType[], a: InternalRow, b: InternalRow): number {
   for (const i of fields) {
-    const x = a[i], y = b[i];
-    if (x === null || y === null) {
-      if (x === y) continue;
-      return x === null ? -1 : 1;
-    }
-    const c = compareAtomic(types[i], x, y);
+    const c = compareNullsFirst(types[i], a[i], b[i]);
     if (c !== 0) return c;
   }
   return 0;

@@ -9,8 +9,8 @@
  * that got new files), i.e. DELETE of every live file of the partitions and ADD of the new ones.
  *
  * Unlike Java, which re-reads the partitions' live files at commit time and deletes whatever is
- * there then (the data-loss hazard of apache/paimon#7595: rows appended concurrently are dropped
- * without having been read), the DELETE set here is pinned to the snapshot the rows were read
+ * there then (a data-loss hazard: rows appended concurrently are dropped without having been
+ * read), the DELETE set here is pinned to the snapshot the rows were read
  * from. The commit's conflict check then fails the call with COMMIT_CONFLICT when a concurrent
  * writer removed any of those files (a compaction, another overwrite), and keeps files appended
  * concurrently (their rows were not read, so they are neither lost nor duplicated). On a quiet

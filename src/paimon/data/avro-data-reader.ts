@@ -15,6 +15,7 @@ import { PaimonError } from '../errors.js';
 import { Decimal, Timestamp } from '../spec/binary-row.js';
 import { avroType } from '../spec/avro-schemas.js';
 import { readBlocks, readHeader, type ObjectsFileHeader } from '../spec/objects-file.js';
+import { VarintReader } from '../spec/varint.js';
 import type { DataFieldSpec, FieldType } from './field-type.js';
 import type { Datum } from './internal-row.js';
 import type { ColumnBatch } from './parquet-reader.js';
@@ -115,15 +116,25 @@ async function readAt(fh: FileHandle, pos: number, len: number): Promise<Buffer>
   return buf.subarray(0, bytesRead);
 }
 
+class BlockHeaderVarints extends VarintReader {
+  protected override truncated(): PaimonError {
+    return new PaimonError('CORRUPT_METADATA', 'truncated Avro block header');
+  }
+}
+
+const NO_BYTES = Buffer.alloc(0);
+const BLOCK_HEADER_VARINTS = new BlockHeaderVarints(NO_BYTES);
+
 function varint(buf: Buffer, pos: number): { value: number; next: number } {
-  let n = 0, shift = 1, i = pos, b: number;
-  do {
-    if (i >= buf.length) throw new PaimonError('CORRUPT_METADATA', 'truncated Avro block header');
-    b = buf[i++];
-    n += (b & 0x7f) * shift;
-    shift *= 128;
-  } while (b & 0x80);
-  return { value: n % 2 === 0 ? n / 2 : -(n + 1) / 2, next: i };
+  const r = BLOCK_HEADER_VARINTS;
+  r.buf = buf;
+  r.pos = pos;
+  try {
+    const value = r.int();
+    return { value, next: r.pos };
+  } finally {
+    r.buf = NO_BYTES; // the cursor keeps no block alive
+  }
 }
 
 /** Streams the rows of a local Avro data file column-wise over `fields`, in file order. */

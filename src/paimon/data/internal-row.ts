@@ -130,18 +130,19 @@ export function compareDecimal(a: Decimal, b: Decimal): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** One field of two rows, nulls first (Paimon's generated RecordComparator). */
+export function compareNullsFirst(t: FieldType, x: Datum, y: Datum): number {
+  if (x === null || y === null) return x === y ? 0 : x === null ? -1 : 1;
+  return compareAtomic(t, x, y);
+}
+
 /**
  * Compares two keys field by field (nulls first), as Paimon's generated RecordComparator does
  * for primary keys (which are NOT NULL, so the null rule only matters for partial keys).
  */
 export function compareRows(types: FieldType[], a: InternalRow, b: InternalRow): number {
   for (let i = 0; i < types.length; i++) {
-    const x = a[i], y = b[i];
-    if (x === null || y === null) {
-      if (x === y) continue;
-      return x === null ? -1 : 1;
-    }
-    const c = compareAtomic(types[i], x, y);
+    const c = compareNullsFirst(types[i], a[i], b[i]);
     if (c !== 0) return c;
   }
   return 0;

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { DuckDBDataChunk, type DuckDBAppender, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { FileIO } from '../fs/file-io.js';
 import { PaimonError } from '../errors.js';
-import { toBinaryRow, type BinaryFieldType, type BinaryValue } from '../spec/binary-row.js';
+import { binaryFieldTypeOf, toBinaryRow, type BinaryFieldType, type BinaryValue } from '../spec/binary-row.js';
 import { toSimpleStats, EMPTY_STATS, type SimpleStats, type ColumnStats } from '../spec/simple-stats.js';
 import { BinaryRow } from '../spec/binary-row.js';
 import { FileSource, localNowAsUtcMillis, type DataFileMeta } from '../spec/data-file-meta.js';
@@ -83,18 +83,7 @@ function duckCompression(codec: string, where: string): string {
 
 /** BinaryRow field type of a stats/key column (nested types only ever hold null there). */
 export function binaryFieldType(t: FieldType): BinaryFieldType {
-  switch (t.root) {
-    case 'INT': return { root: 'INTEGER' };
-    case 'TIME': return { root: 'TIME_WITHOUT_TIME_ZONE', precision: t.precision };
-    case 'TIMESTAMP': return { root: 'TIMESTAMP_WITHOUT_TIME_ZONE', precision: t.precision };
-    case 'TIMESTAMP_LTZ': return { root: 'TIMESTAMP_WITH_LOCAL_TIME_ZONE', precision: t.precision };
-    case 'DECIMAL': return { root: 'DECIMAL', precision: t.precision, scale: t.scale };
-    case 'BOOLEAN': case 'TINYINT': case 'SMALLINT': case 'BIGINT': case 'FLOAT': case 'DOUBLE':
-    case 'CHAR': case 'VARCHAR': case 'BINARY': case 'VARBINARY': case 'DATE':
-      return { root: t.root };
-    default:
-      return { root: 'BIGINT' };
-  }
+  return binaryFieldTypeOf(t) ?? { root: 'BIGINT' };
 }
 
 /** Stats min/max are only ever atomic values (nested columns have none). */

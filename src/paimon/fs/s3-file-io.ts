@@ -23,6 +23,7 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -300,16 +301,7 @@ export class S3FileIO implements FileIO {
   async *list(dir: string): AsyncIterable<FileStatus> {
     const l = this.loc(dir);
     const prefix = l.key === '' ? '' : l.key + '/';
-    let token: string | undefined;
-    do {
-      let r;
-      try {
-        r = await this.client.send(
-          new ListObjectsV2Command({ Bucket: l.bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: token }),
-        );
-      } catch (e) {
-        throw this.wrap(e, 'list', dir);
-      }
+    for await (const r of this.listPages(dir, prefix, '/')) {
       for (const o of r.Contents ?? []) {
         if (!o.Key || o.Key === prefix || o.Key.endsWith('/')) continue;
         yield {
@@ -323,29 +315,35 @@ export class S3FileIO implements FileIO {
         if (!cp.Prefix) continue;
         yield { path: this.uri(l, cp.Prefix.replace(/\/+$/, '')), size: 0, modificationTime: 0, isDir: true };
       }
-      token = r.IsTruncated ? r.NextContinuationToken : undefined;
-    } while (token);
+    }
   }
 
   /** Every object under a prefix, markers included when `withMarkers`. */
   private async *listKeys(dir: string, withMarkers: boolean): AsyncIterable<{ key: string; size: number; mtime: number }> {
     const l = this.loc(dir);
-    const prefix = l.key === '' ? '' : l.key + '/';
-    let token: string | undefined;
-    do {
-      let r;
-      try {
-        r = await this.client.send(
-          new ListObjectsV2Command({ Bucket: l.bucket, Prefix: prefix, ContinuationToken: token }),
-        );
-      } catch (e) {
-        throw this.wrap(e, 'list', dir);
-      }
+    for await (const r of this.listPages(dir, l.key === '' ? '' : l.key + '/')) {
       for (const o of r.Contents ?? []) {
         if (!o.Key) continue;
         if (!withMarkers && o.Key.endsWith('/')) continue;
         yield { key: o.Key, size: Number(o.Size ?? 0), mtime: o.LastModified ? o.LastModified.getTime() : 0 };
       }
+    }
+  }
+
+  /** The ListObjectsV2 pages of a prefix, following continuation tokens. */
+  private async *listPages(dir: string, prefix: string, delimiter?: string): AsyncIterable<ListObjectsV2CommandOutput> {
+    const l = this.loc(dir);
+    let token: string | undefined;
+    do {
+      let r: ListObjectsV2CommandOutput;
+      try {
+        r = await this.client.send(
+          new ListObjectsV2Command({ Bucket: l.bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token }),
+        );
+      } catch (e) {
+        throw this.wrap(e, 'list', dir);
+      }
+      yield r;
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (token);
   }

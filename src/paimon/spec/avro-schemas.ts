@@ -12,6 +12,7 @@
  * Readers match fields by name, so writing the newest shape stays readable by Paimon 1.0-1.3.
  */
 import avro from 'avsc';
+import { VarintReader, writeVarLong } from './varint.js';
 
 export type AvroSchema = Record<string, unknown> | string | unknown[];
 
@@ -161,55 +162,40 @@ interface AvroTap {
   pos: number;
 }
 
-const TWO_POW_49 = 562949953421312;
+/**
+ * Under avsc a value cut off by the end of the buffer is not an error of its own: the tap's position
+ * is left past the end and avsc reports the truncation itself.
+ */
+class TapVarints extends VarintReader {
+  protected override truncated(): Error {
+    return TAP_TRUNCATED;
+  }
+}
 
-/** Zig-zag varint long -> bigint; numbers up to 7 bytes (49 bits) are assembled exactly in doubles. */
+const TAP_TRUNCATED = new Error('truncated');
+const NO_BYTES = Buffer.alloc(0);
+const TAP_VARINTS = new TapVarints(NO_BYTES);
+
 function readBigLong(tap: AvroTap): bigint {
-  const buf = tap.buf;
-  let pos = tap.pos;
-  let b = buf[pos++];
-  let n = b & 0x7f;
-  let mul = 128;
-  while (b & 0x80 && mul < TWO_POW_49) {
-    b = buf[pos++];
-    n += (b & 0x7f) * mul;
-    mul *= 128;
+  const r = TAP_VARINTS;
+  r.buf = tap.buf;
+  r.pos = tap.pos;
+  let v = 0n;
+  try {
+    v = r.long();
+    tap.pos = r.pos;
+  } catch {
+    tap.pos = tap.buf.length + 1;
   }
-  if (!(b & 0x80)) {
-    tap.pos = pos;
-    return BigInt(n % 2 === 0 ? n / 2 : -(n + 1) / 2);
-  }
-  let u = BigInt(n);
-  let shift = 49n;
-  do {
-    b = buf[pos++];
-    u |= BigInt(b & 0x7f) << shift;
-    shift += 7n;
-  } while (b & 0x80 && shift < 70n);
-  tap.pos = pos;
-  return (u >> 1n) ^ -(u & 1n);
+  r.buf = NO_BYTES; // the cursor keeps no block alive
+  return v;
 }
 
 function writeBigLong(tap: AvroTap, val: unknown): void {
   if (typeof val !== 'bigint' || val < -(1n << 63n) || val >= 1n << 63n) {
     throw new Error(`invalid "long": ${typeof val === 'bigint' ? `${val}n` : String(val)}`);
   }
-  const buf = tap.buf;
-  let z = val >= 0n ? val << 1n : ((-val) << 1n) - 1n;
-  if (z < 9007199254740992n) {
-    let m = Number(z);
-    while (m >= 128) {
-      buf[tap.pos++] = (m % 128) | 0x80;
-      m = Math.floor(m / 128);
-    }
-    buf[tap.pos++] = m;
-    return;
-  }
-  while (z >= 128n) {
-    buf[tap.pos++] = Number(z & 0x7fn) | 0x80;
-    z >>= 7n;
-  }
-  buf[tap.pos++] = Number(z);
+  tap.pos = writeVarLong(tap.buf, tap.pos, val);
 }
 
 /** Avro `long` as JS bigint (sequence numbers, sizes and row ids can pass 2^53). */
@@ -239,7 +225,7 @@ export const BIGINT_LONG: avro.types.LongType = (() => {
 
 /**
  * An Avro `bytes` value as decoded from a metadata file: a range of the decoded block, not a copy.
- * Decoding every `_PARTITION`/`_MIN_KEY`/stats field into its own Buffer made garbage collection
+ * A Buffer of its own for every `_PARTITION`/`_MIN_KEY`/stats field would make garbage collection
  * the dominant cost of reading large manifests.
  */
 export class AvroBytes {

@@ -9,27 +9,15 @@
  * Java (`BinaryRow.equals`), so the encoder must produce Java's canonical bytes, padding included.
  */
 import { PaimonError } from '../errors.js';
+import { parseAtomicTypeSqlString, type AtomicRoot, type DataTypeRoot } from './data-types.js';
 
-/** The type roots a BinaryRow field can have in manifests (atomic types only). */
-export type BinaryFieldRoot =
-  | 'BOOLEAN'
-  | 'TINYINT'
-  | 'SMALLINT'
-  | 'INTEGER'
-  | 'BIGINT'
-  | 'FLOAT'
-  | 'DOUBLE'
-  | 'DECIMAL'
-  | 'CHAR'
-  | 'VARCHAR'
-  | 'BINARY'
-  | 'VARBINARY'
-  | 'DATE'
-  | 'TIME_WITHOUT_TIME_ZONE'
-  | 'TIMESTAMP_WITHOUT_TIME_ZONE'
-  | 'TIMESTAMP_WITH_LOCAL_TIME_ZONE';
+/**
+ * The roots a BinaryRow field can have in manifests (partitions, keys, stats): the atomic
+ * `DataType` roots except VARIANT and BLOB, which this codec does not encode.
+ */
+export type BinaryFieldRoot = Exclude<AtomicRoot, 'VARIANT' | 'BLOB'>;
 
-/** What the row codec needs to know about one field's type. */
+/** What the row codec needs to know about one field's type: a narrow view of a `DataType`. */
 export interface BinaryFieldType {
   root: BinaryFieldRoot;
   /** DECIMAL precision, or TIMESTAMP/TIME precision. */
@@ -154,53 +142,48 @@ export function isCompactTimestamp(precision: number): boolean {
 }
 
 /**
- * Parses the SQL/JSON type string Paimon writes in schemas (`INT NOT NULL`, `DECIMAL(38, 10)`,
+ * The BinaryRow view of a type (a `DataType`, or any view of one that keeps its root, precision and
+ * scale); null for the types a BinaryRow field cannot hold (VARIANT, BLOB and the nested types).
+ */
+export function binaryFieldTypeOf(t: { root: DataTypeRoot; precision?: number; scale?: number }): BinaryFieldType | null {
+  switch (t.root) {
+    case 'DECIMAL':
+      return { root: 'DECIMAL', precision: t.precision, scale: t.scale };
+    case 'TIME':
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return { root: t.root, precision: t.precision };
+    case 'BOOLEAN':
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'FLOAT':
+    case 'DOUBLE':
+    case 'CHAR':
+    case 'VARCHAR':
+    case 'BINARY':
+    case 'VARBINARY':
+    case 'DATE':
+      return { root: t.root };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Parses the SQL type string Paimon writes in schemas (`INT NOT NULL`, `DECIMAL(38, 10)`,
  * `TIMESTAMP(6) WITH LOCAL TIME ZONE`, `STRING`, `BYTES`) into a BinaryFieldType.
  */
 export function binaryFieldTypeFromSql(text: string): BinaryFieldType {
-  const t = text.trim().toUpperCase().replace(/\s+NOT NULL$/, '').replace(/\s+/g, ' ');
-  const num = (s: string | undefined, dflt: number): number => (s === undefined ? dflt : Number(s));
-  let m: RegExpExecArray | null;
-  switch (t) {
-    case 'BOOLEAN':
-      return { root: 'BOOLEAN' };
-    case 'TINYINT':
-      return { root: 'TINYINT' };
-    case 'SMALLINT':
-      return { root: 'SMALLINT' };
-    case 'INT':
-    case 'INTEGER':
-      return { root: 'INTEGER' };
-    case 'BIGINT':
-      return { root: 'BIGINT' };
-    case 'FLOAT':
-      return { root: 'FLOAT' };
-    case 'DOUBLE':
-      return { root: 'DOUBLE' };
-    case 'DATE':
-      return { root: 'DATE' };
-    case 'STRING':
-      return { root: 'VARCHAR' };
-    case 'BYTES':
-      return { root: 'VARBINARY' };
-    default:
+  let t: BinaryFieldType | null = null;
+  try {
+    t = binaryFieldTypeOf(parseAtomicTypeSqlString(text));
+  } catch {
+    // Not a type string at all: the same refusal as for a type without a BinaryRow form.
   }
-  if ((m = /^DECIMAL(?:\((\d+)(?:, ?(\d+))?\))?$/.exec(t))) {
-    return { root: 'DECIMAL', precision: num(m[1], 10), scale: num(m[2], 0) };
-  }
-  if ((m = /^(CHAR|VARCHAR|BINARY|VARBINARY)(?:\((\d+)\))?$/.exec(t))) {
-    return { root: m[1] as BinaryFieldRoot };
-  }
-  if ((m = /^TIME(?:\((\d+)\))?$/.exec(t))) {
-    return { root: 'TIME_WITHOUT_TIME_ZONE', precision: num(m[1], 0) };
-  }
-  if ((m = /^TIMESTAMP(?:\((\d+)\))?$/.exec(t))) {
-    return { root: 'TIMESTAMP_WITHOUT_TIME_ZONE', precision: num(m[1], 6) };
-  }
-  if ((m = /^TIMESTAMP(?:\((\d+)\))? WITH LOCAL TIME ZONE$/.exec(t)) || (m = /^TIMESTAMP_LTZ(?:\((\d+)\))?$/.exec(t))) {
-    return { root: 'TIMESTAMP_WITH_LOCAL_TIME_ZONE', precision: num(m[1], 6) };
-  }
-  throw new PaimonError('UNSUPPORTED_FORMAT', `type ${text} cannot be stored in a BinaryRow by this library`);
+  if (t === null) throw new PaimonError('UNSUPPORTED_FORMAT', `type ${text} cannot be stored in a BinaryRow by this library`);
+  return t;
 }
 
 function corrupt(msg: string): PaimonError {
@@ -341,9 +324,9 @@ export class BinaryRow {
         return this.getByte(pos);
       case 'SMALLINT':
         return this.getShort(pos);
-      case 'INTEGER':
+      case 'INT':
       case 'DATE':
-      case 'TIME_WITHOUT_TIME_ZONE':
+      case 'TIME':
         return this.getInt(pos);
       case 'BIGINT':
         return this.getLong(pos);
@@ -359,8 +342,8 @@ export class BinaryRow {
       case 'BINARY':
       case 'VARBINARY':
         return new Uint8Array(this.getBinary(pos));
-      case 'TIMESTAMP_WITHOUT_TIME_ZONE':
-      case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
+      case 'TIMESTAMP':
+      case 'TIMESTAMP_LTZ':
         return this.getTimestamp(pos, type.precision ?? 6);
     }
   }
@@ -672,7 +655,7 @@ export class BinaryRowWriter {
   write(pos: number, type: BinaryFieldType, v: BinaryValue): void {
     if (v === null || v === undefined) {
       if (type.root === 'DECIMAL') this.writeDecimal(pos, null, type.precision ?? 10);
-      else if (type.root === 'TIMESTAMP_WITHOUT_TIME_ZONE' || type.root === 'TIMESTAMP_WITH_LOCAL_TIME_ZONE')
+      else if (type.root === 'TIMESTAMP' || type.root === 'TIMESTAMP_LTZ')
         this.writeTimestamp(pos, null, type.precision ?? 6);
       else this.setNullAt(pos);
       return;
@@ -685,9 +668,9 @@ export class BinaryRowWriter {
         return this.writeByte(pos, toIntIn(pos, type, v, -128, 127));
       case 'SMALLINT':
         return this.writeShort(pos, toIntIn(pos, type, v, -32768, 32767));
-      case 'INTEGER':
+      case 'INT':
       case 'DATE':
-      case 'TIME_WITHOUT_TIME_ZONE':
+      case 'TIME':
         return this.writeInt(pos, toIntIn(pos, type, v, -2147483648, 2147483647));
       case 'BIGINT':
         return this.writeLong(pos, toLong(pos, type, v));
@@ -715,8 +698,8 @@ export class BinaryRowWriter {
       case 'VARBINARY':
         if (!(v instanceof Uint8Array)) throw typeError(pos, type, v);
         return this.writeBinary(pos, v);
-      case 'TIMESTAMP_WITHOUT_TIME_ZONE':
-      case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE': {
+      case 'TIMESTAMP':
+      case 'TIMESTAMP_LTZ': {
         let ts: Timestamp;
         if (v instanceof Timestamp) ts = v;
         else if (typeof v === 'bigint' || typeof v === 'number') ts = Timestamp.fromEpochMillis(v);

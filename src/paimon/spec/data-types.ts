@@ -4,8 +4,9 @@
  * ARRAY, MULTISET, MAP, ROW and VECTOR are objects whose `type` is the root name plus an optional
  * ` NOT NULL`. Nested ROW fields carry their own ids.
  *
- * `root` names follow the SQL keywords (TIMESTAMP_LTZ for TIMESTAMP WITH LOCAL TIME ZONE), the
- * same vocabulary as src/paimon/data/field-type.ts.
+ * `root` names follow the SQL keywords (INT, TIME, TIMESTAMP, TIMESTAMP_LTZ for TIMESTAMP WITH LOCAL
+ * TIME ZONE). They are the library's one vocabulary of type roots: the BinaryRow codec
+ * (binary-row.ts) and the data-file layer (data/field-type.ts) take narrower views of it.
  */
 import { PaimonError } from '../errors.js';
 import { JsonReader, isJsonObject, orderedObject, type JsonValue } from './json.js';
@@ -24,6 +25,9 @@ export type SimpleRoot =
 export type LengthRoot = 'CHAR' | 'VARCHAR' | 'BINARY' | 'VARBINARY';
 export type PrecisionRoot = 'TIME' | 'TIMESTAMP' | 'TIMESTAMP_LTZ';
 
+/** The roots of the nested types; every other root is atomic. */
+export type NestedRoot = 'ARRAY' | 'MULTISET' | 'MAP' | 'ROW' | 'VECTOR';
+
 export type DataType =
   | { root: SimpleRoot; nullable: boolean }
   | { root: LengthRoot; nullable: boolean; length: number }
@@ -33,6 +37,11 @@ export type DataType =
   | { root: 'MAP'; nullable: boolean; key: DataType; value: DataType }
   | { root: 'ROW'; nullable: boolean; fields: DataField[] }
   | { root: 'VECTOR'; nullable: boolean; element: DataType; length: number };
+
+/** Every root a `DataType` can have (Java's `DataTypeRoot`, spelled as the SQL keywords). */
+export type DataTypeRoot = DataType['root'];
+/** The roots of the atomic types (those whose JSON form is a SQL string). */
+export type AtomicRoot = Exclude<DataTypeRoot, NestedRoot>;
 
 export interface DataField {
   id: number;

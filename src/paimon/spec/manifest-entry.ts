@@ -7,6 +7,7 @@ import { deserializeBinaryRow, type BinaryRow } from './binary-row.js';
 import { dataFileMetaFromRecord, dataFileMetaToRecord, type DataFileMeta, type DataFileMetaRecord } from './data-file-meta.js';
 import { MANIFEST_ENTRY_SCHEMA, MANIFEST_ENTRY_VERSION, type AvroBytes } from './avro-schemas.js';
 import { avroLayoutKey } from './objects-file.js';
+import { VarintReader } from './varint.js';
 import type { SimpleStats } from './simple-stats.js';
 
 /** `FileKind`: 0 ADD, 1 DELETE. */
@@ -107,75 +108,19 @@ const utf8Slice: (buf: Buffer, start: number, end: number) => string = (() => {
   return native ? (buf: Buffer, s: number, e: number) => native.call(buf, s, e) : (buf: Buffer, s: number, e: number) => buf.toString('utf8', s, e);
 })();
 
-const TWO_POW_49 = 562949953421312;
-/** The bigint of every zig-zag encoded value below 4096 (-2048..2047), indexed by its encoding. */
-const SMALL_LONGS: readonly bigint[] = Array.from({ length: 4096 }, (_, z) => BigInt(z % 2 === 0 ? z / 2 : -(z + 1) / 2));
-
 const DECODED_EMPTY_ROW: BinaryRow = deserializeBinaryRow(Buffer.alloc(12));
 
 /** A cursor over one decompressed block; every read past its end reports a truncated record. */
-class BlockReader {
-  private pos = 0;
-
+class BlockReader extends VarintReader {
   constructor(
-    private readonly buf: Buffer,
+    buf: Buffer,
     private readonly what: string,
-  ) {}
+  ) {
+    super(buf);
+  }
 
-  private truncated(): PaimonError {
+  protected override truncated(): PaimonError {
     return new PaimonError('CORRUPT_METADATA', `${this.what}: truncated Avro record`);
-  }
-
-  /** Avro int/long as a JS number (avsc's readLong: exact up to 2^53). */
-  private int(): number {
-    const buf = this.buf;
-    let pos = this.pos;
-    let b = buf[pos++];
-    if (b === undefined) throw this.truncated();
-    if (b < 0x80) {
-      this.pos = pos;
-      return (b >> 1) ^ -(b & 1);
-    }
-    let n = b & 0x7f;
-    let mul = 128;
-    do {
-      b = buf[pos++];
-      if (b === undefined) throw this.truncated();
-      n += (b & 0x7f) * mul;
-      mul *= 128;
-    } while (b & 0x80);
-    this.pos = pos;
-    return n % 2 ? -(n + 1) / 2 : n / 2;
-  }
-
-  /** Avro long as bigint (exact over the whole 64-bit range). */
-  private long(): bigint {
-    const buf = this.buf;
-    let pos = this.pos;
-    let b = buf[pos++];
-    let n = b & 0x7f;
-    let mul = 128;
-    while (b & 0x80 && mul < TWO_POW_49) {
-      b = buf[pos++];
-      n += (b & 0x7f) * mul;
-      mul *= 128;
-    }
-    if (b === undefined) throw this.truncated();
-    if (!(b & 0x80)) {
-      this.pos = pos;
-      // Small values (sizes of empty things, schema ids, levels of counts) share one bigint each.
-      return n < SMALL_LONGS.length ? SMALL_LONGS[n] : BigInt(n % 2 === 0 ? n / 2 : -(n + 1) / 2);
-    }
-    let u = BigInt(n);
-    let shift = 49n;
-    do {
-      b = buf[pos++];
-      if (b === undefined) throw this.truncated();
-      u |= BigInt(b & 0x7f) << shift;
-      shift += 7n;
-    } while (b & 0x80 && shift < 70n);
-    this.pos = pos;
-    return (u >> 1n) ^ -(u & 1n);
   }
 
   /** Start and length of a `bytes`/`string` value, checked against the block. */
@@ -211,31 +156,31 @@ class BlockReader {
     throw new PaimonError('CORRUPT_METADATA', `${this.what}: invalid Avro union branch ${branch}`);
   }
 
-  /** Avro array blocks: (count, items)*, 0; a negative count is followed by the block's byte size. */
+  /**
+   * The item count of the next Avro array block; 0 ends the array. Arrays are blocks of
+   * (count, items), and a negative count is followed by the block's byte size.
+   */
+  private blockCount(): number {
+    const n = this.int();
+    if (n >= 0) return n;
+    this.int();
+    return -n;
+  }
+
   private strings(): string[] {
     const out: string[] = [];
-    for (;;) {
-      let n = this.int();
-      if (n === 0) return out;
-      if (n < 0) {
-        n = -n;
-        this.int();
-      }
+    for (let n = this.blockCount(); n !== 0; n = this.blockCount()) {
       for (let i = 0; i < n; i++) out.push(this.string());
     }
+    return out;
   }
 
   private nullableLongs(): (bigint | null)[] {
     const out: (bigint | null)[] = [];
-    for (;;) {
-      let n = this.int();
-      if (n === 0) return out;
-      if (n < 0) {
-        n = -n;
-        this.int();
-      }
+    for (let n = this.blockCount(); n !== 0; n = this.blockCount()) {
       for (let i = 0; i < n; i++) out.push(this.present() ? this.long() : null);
     }
+    return out;
   }
 
   private stats(): SimpleStats {

@@ -17,6 +17,7 @@ import { decompress as zstdDecompress } from 'fzstd';
 import { init as zstdInit, compress as zstdCompress, decompress as zstdWasmDecompress } from '@bokuweb/zstd-wasm';
 import { PaimonError } from '../errors.js';
 import { avroType, type AvroSchema } from './avro-schemas.js';
+import { VarintReader, varLongBytes } from './varint.js';
 
 const MAGIC = Buffer.from([0x4f, 0x62, 0x6a, 0x01]);
 /** Java `DataFileConstants.DEFAULT_SYNC_INTERVAL`: a block is closed once its data passes this. */
@@ -112,39 +113,39 @@ function zstdDecode(data: Buffer): Buffer {
 
 // ---------------------------------------------------------------- varints (Avro zig-zag longs)
 
+/** Container-level varints (counts, sizes, lengths): at most 10 bytes, as Java's `BinaryDecoder`. */
+class ContainerVarints extends VarintReader {
+  start = 0;
+
+  protected override truncated(): PaimonError {
+    // The read went on past the first eleven bytes: those already make an invalid varint.
+    if (this.start + 10 < this.buf.length) return invalidVarint();
+    return new PaimonError('CORRUPT_METADATA', 'truncated Avro container (varint)');
+  }
+}
+
+const NO_BYTES = Buffer.alloc(0);
+const CONTAINER_VARINTS = new ContainerVarints(NO_BYTES);
+
+function invalidVarint(): PaimonError {
+  return new PaimonError('CORRUPT_METADATA', 'invalid Avro varint');
+}
+
 function readLong(buf: Buffer, pos: { p: number }): number {
-  let n = 0;
-  let shift = 1;
-  let b: number;
-  let i = 0;
-  do {
-    if (pos.p >= buf.length) throw new PaimonError('CORRUPT_METADATA', 'truncated Avro container (varint)');
-    b = buf[pos.p++];
-    n += (b & 0x7f) * shift;
-    shift *= 128;
-    if (++i > 10) throw new PaimonError('CORRUPT_METADATA', 'invalid Avro varint');
-  } while (b & 0x80);
-  // zig-zag decode without 32-bit overflow
-  return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+  const r = CONTAINER_VARINTS;
+  r.buf = buf;
+  r.pos = r.start = pos.p;
+  try {
+    const v = r.int();
+    if (r.pos - r.start > 10) throw invalidVarint();
+    pos.p = r.pos;
+    return v;
+  } finally {
+    r.buf = NO_BYTES; // the cursor keeps no file alive
+  }
 }
 
-function writeLong(out: number[], v: number): void {
-  let n = v >= 0 ? v * 2 : -v * 2 - 1;
-  do {
-    let b = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) b |= 0x80;
-    out.push(b);
-  } while (n > 0);
-}
-
-function longBytes(v: number): Buffer {
-  const out: number[] = [];
-  writeLong(out, v);
-  return Buffer.from(out);
-}
-
-// ---------------------------------------------------------------- snappy (decode only)
+// ---------------------------------------------------------------- snappy (decode, and literal-only encode)
 
 function snappyDecompress(src: Buffer): Buffer {
   const pos = { p: 0 };
@@ -362,21 +363,15 @@ export async function encodeObjectsFile(
   const sync = options.syncMarker ?? randomBytes(16);
   const schemaJson = typeof schema === 'string' ? schema : JSON.stringify(schema);
 
-  const parts: Buffer[] = [MAGIC];
-  const meta: number[] = [];
-  writeLong(meta, 2);
+  const parts: Buffer[] = [MAGIC, varLongBytes(2)];
   for (const [k, v] of [
     ['avro.schema', Buffer.from(schemaJson, 'utf8')],
     ['avro.codec', Buffer.from(codec, 'utf8')],
   ] as const) {
     const kb = Buffer.from(k, 'utf8');
-    writeLong(meta, kb.length);
-    meta.push(...kb);
-    writeLong(meta, v.length);
-    for (const b of v) meta.push(b);
+    parts.push(varLongBytes(kb.length), kb, varLongBytes(v.length), v);
   }
-  writeLong(meta, 0);
-  parts.push(Buffer.from(meta), sync);
+  parts.push(varLongBytes(0), sync);
 
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -384,7 +379,7 @@ export async function encodeObjectsFile(
   const flush = async (): Promise<void> => {
     if (pendingCount === 0) return;
     const data = await encodeBlock(codec, Buffer.concat(pending, pendingBytes), level);
-    parts.push(longBytes(pendingCount), longBytes(data.length), data, sync);
+    parts.push(varLongBytes(pendingCount), varLongBytes(data.length), data, sync);
     pending = [];
     pendingBytes = 0;
     pendingCount = 0;

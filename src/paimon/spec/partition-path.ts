@@ -176,7 +176,7 @@ export function partitionValueToString(type: BinaryFieldType, v: BinaryValue, le
       return v ? 'true' : 'false';
     case 'TINYINT':
     case 'SMALLINT':
-    case 'INTEGER':
+    case 'INT':
     case 'BIGINT':
       return String(v);
     case 'FLOAT':
@@ -187,10 +187,10 @@ export function partitionValueToString(type: BinaryFieldType, v: BinaryValue, le
       return (v as Decimal).toString();
     case 'DATE':
       return legacyName ? String(v) : dateString(v as number);
-    case 'TIME_WITHOUT_TIME_ZONE':
+    case 'TIME':
       return legacyName ? String(v) : timeString(v as number);
-    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
-    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       if (legacyName) return localDateTimeString(v as Timestamp);
       throw new PaimonError('UNSUPPORTED_TABLE', 'timestamp partition keys with partition.legacy-name=false are not supported');
     default:

@@ -130,8 +130,8 @@ export function compareStatsValues(type: BinaryFieldType, a: Exclude<BinaryValue
     }
     case 'DECIMAL':
       return (a as Decimal).compareTo(b as Decimal);
-    case 'TIMESTAMP_WITHOUT_TIME_ZONE':
-    case 'TIMESTAMP_WITH_LOCAL_TIME_ZONE':
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       return (a as Timestamp).compareTo(b as Timestamp);
     default:
       return Math.sign((a as number) - (b as number));

@@ -17,7 +17,7 @@ import { binaryKeyComparator, levelSortedRuns, pickFullCompaction, planSections,
 import type { FieldType } from '../../../../src/paimon/data/field-type.js';
 
 const INT: FieldType = { root: 'INT', nullable: false };
-const key = (n: number) => toBinaryRow([{ root: 'INTEGER' }], [n]);
+const key = (n: number) => toBinaryRow([{ root: 'INT' }], [n]);
 const cmp = binaryKeyComparator([INT]);
 
 let seq = 0;

@@ -18,7 +18,7 @@ import type { KeyValue, RowKindByte } from '../../../../src/paimon/data/internal
 import type { DataFieldSpec, FieldType } from '../../../../src/paimon/data/field-type.js';
 
 const INT: FieldType = { root: 'INT', nullable: false };
-const key = (n: number) => toBinaryRow([{ root: 'INTEGER' }], [n]);
+const key = (n: number) => toBinaryRow([{ root: 'INT' }], [n]);
 const cmp = binaryKeyComparator([INT]);
 
 let seq = 0;

@@ -16,7 +16,7 @@ import {
 
 const hex = (b: Buffer): string => b.toString('hex');
 const STRING: BinaryFieldType = { root: 'VARCHAR' };
-const INT: BinaryFieldType = { root: 'INTEGER' };
+const INT: BinaryFieldType = { root: 'INT' };
 
 // Expected bytes below follow Java's BinaryRowWriter layout (paimon-format.md §6.4, checked against
 // AbstractBinaryWriter in release-1.4.2); golden bytes from a Java run are checked in tests/interop.
