@@ -20,13 +20,12 @@
  * unaware-bucket append table (UNSUPPORTED_TABLE otherwise), order_by columns that exist
  * (COLUMN_NOT_FOUND), are not partition columns and have atomic types, and at least two columns
  * for 'hilbert'. */
-import { PaimonError } from '../../src/paimon/errors.js';
 import { parseDuration } from '../../src/paimon/spec/core-options.js';
 import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { sortCompactTable, checkSortCompactable, type SortCompactResult } from '../../src/paimon/compact/sort-compaction.js';
 import type { SortStrategy } from '../../src/paimon/compact/sort-key.js';
 import { parsePartitionPredicate, parsePartitionsArgument, parseBucketsArgument } from '../../src/paimon/compact/partition-predicate.js';
-import { SchemaManager } from '../../src/paimon/table/schema-manager.js';
+import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
 import { ProcedureError } from '../framework/errors.js';
 import type { ProcedureContext } from '../framework/context.js';
 import { defineProcedure } from '../framework/registry.js';
@@ -68,10 +67,7 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
   const dynamicOptions = parseOptions(args.options);
 
   const t = await ctx.resolveTable(args.table);
-  const schemas = new SchemaManager(t.fileIO, t.location, t.branch);
-  const ids = await schemas.listAllIds();
-  if (ids.length === 0) throw new PaimonError('SCHEMA_NOT_FOUND', `${t.identifier} has no schema`);
-  const schema = await schemas.schema(ids[ids.length - 1]);
+  const schema = t.schema;
   const partitionKeys = schema.partitionKeys;
 
   let filter: ((spec: ReadonlyArray<readonly [string, string]>) => boolean) | null = null;
@@ -134,12 +130,10 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
   return compactResult(args, r, r.buckets, r.filesUpgraded, `committed snapshot ${r.committedSnapshotId}`);
 }
 
-type ResolvedTable = Awaited<ReturnType<ProcedureContext['resolveTable']>>;
-
 async function runSortCompact(
   args: CompactArgs,
   ctx: ProcedureContext,
-  t: ResolvedTable,
+  t: FileStoreTable,
   strategy: SortStrategy,
   orderBy: string[],
   filter: ((spec: ReadonlyArray<readonly [string, string]>) => boolean) | null,
@@ -197,7 +191,7 @@ function compactResult(args: CompactArgs, r: SortCompactResult, buckets: number,
  */
 async function runCompaction<R extends { committedSnapshotId: number | null }>(
   ctx: ProcedureContext,
-  t: ResolvedTable,
+  t: FileStoreTable,
   run: (hooks: { signal: AbortSignal; onPoint: (point: string) => void }) => Promise<R>,
 ): Promise<R> {
   ctx.progress({ phase: 'plan' });

@@ -31,7 +31,8 @@ import { deleteFileStream, DeletionTally } from '../framework/file-deleter.js';
 import { recheckOrphans, scanOrphanFiles, type OrphanCleanOptions } from './orphan-clean.js';
 import { SpillSpace } from './orphan-spill.js';
 import { CANDIDATE_AREAS, type CandidateArea } from './orphan-store.js';
-import { MaintenanceTable } from '../framework/table-context.js';
+import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
+import type { TableMaintenanceReader } from '../../src/paimon/table/maintenance-reader.js';
 import { parseTimestampMillis } from '../framework/time-args.js';
 
 const DAY_MS = 86_400_000;
@@ -77,12 +78,12 @@ export function orphanCutoff(args: Pick<RemoveOrphanFilesArgs, 'older_than' | 'f
   return t;
 }
 
-function layoutOf(t: MaintenanceTable): OrphanLayout {
+function layoutOf(t: FileStoreTable): OrphanLayout {
   const dir = t.option('data-file.path-directory');
   const ext = t.option('data-file.external-paths');
   return {
     tableRoot: t.location,
-    partitionKeyCount: t.schema.partitionKeys.length,
+    partitionKeyCount: t.partitionKeys.length,
     dataRoot: dir ? join(t.location, dir) : t.location,
     externalPaths: ext ? ext.split(',').map((s) => s.trim()).filter((s) => s !== '') : [],
   };
@@ -97,7 +98,7 @@ interface TableOutcome {
 }
 
 async function cleanTable(
-  t: MaintenanceTable,
+  { t, layout, reader }: OpenedTable,
   olderThan: number,
   dryRun: boolean,
   concurrency: number,
@@ -105,13 +106,13 @@ async function cleanTable(
   paths: string[],
   ctx: ProcedureContext,
 ): Promise<TableOutcome> {
-  const pinned = await t.latestSnapshotId();
+  const pinned = await t.snapshotManager().latestSnapshotId();
   const spill = new SpillSpace(ctx.limits.orphan_spill_dir);
   const opts: OrphanCleanOptions = {
     fileIO: t.fileIO,
-    layout: layoutOf(t),
+    layout,
     olderThanMillis: olderThan,
-    reader: t,
+    reader,
     memoryThreshold: ctx.limits.orphan_memory_files,
     spill,
     listConcurrency: ctx.limits.orphan_list_concurrency,
@@ -173,6 +174,18 @@ async function cleanTable(
   }
 }
 
+/** A table to clean, its layout and reader: all read from its latest schema before anything is deleted in any table. */
+interface OpenedTable {
+  t: FileStoreTable;
+  layout: OrphanLayout;
+  reader: TableMaintenanceReader;
+}
+
+async function openTable(ctx: ProcedureContext, identifier: string): Promise<OpenedTable> {
+  const t = await ctx.resolveTable(identifier);
+  return { t, layout: layoutOf(t), reader: t.maintenanceReader() };
+}
+
 export async function runRemoveOrphanFiles(args: RemoveOrphanFilesArgs, ctx: ProcedureContext): Promise<ProcedureResult> {
   const mode = (args.mode ?? 'distributed').trim().toUpperCase();
   if (mode !== 'LOCAL' && mode !== 'DISTRIBUTED') {
@@ -187,22 +200,22 @@ export async function runRemoveOrphanFiles(args: RemoveOrphanFilesArgs, ctx: Pro
 
   // Resolve every table first: a missing or non-Paimon table fails the call before any deletion.
   const id = ctx.parseTable(args.table, { allowWildcard: true });
-  const tables: MaintenanceTable[] = [];
+  const tables: OpenedTable[] = [];
   if (id.table === '*') {
     for (const name of await ctx.listTables(id.database)) {
-      tables.push(await MaintenanceTable.open(await ctx.resolveTable(`${id.database}.${name}`)));
+      tables.push(await openTable(ctx, `${id.database}.${name}`));
     }
   } else {
     // Orphan cleaning is table-wide (every branch), whichever branch the identifier names.
-    tables.push(await MaintenanceTable.open(await ctx.resolveTable(`${id.database}.${id.table}`)));
+    tables.push(await openTable(ctx, `${id.database}.${id.table}`));
   }
 
   const tally = new DeletionTally();
   const paths: string[] = [];
   const outcomes: TableOutcome[] = [];
-  for (const t of tables) {
+  for (const table of tables) {
     ctx.throwIfAborted();
-    outcomes.push(await cleanTable(t, olderThan, args.dry_run, concurrency, tally, paths, ctx));
+    outcomes.push(await cleanTable(table, olderThan, args.dry_run, concurrency, tally, paths, ctx));
   }
   const total = tally.files;
   if (total > paths.length) ctx.warn(`remove_orphan_files: ${total} files, only the first ${paths.length} are listed in deleted_paths`);

@@ -1,28 +1,12 @@
 /**
- * What the procedure framework needs from a configured Paimon catalog. The proxy builds one
- * per `catalogs:` entry (src/catalogs.ts) on top of the Paimon library's catalog classes;
- * procedures reach tables through it and never construct storage access themselves, so the
- * same procedure runs against a filesystem, Hive or REST catalog.
+ * What the procedure framework needs from a configured Paimon catalog: the library's catalog
+ * interface (src/paimon/catalog/catalog.ts). The proxy builds one per `catalogs:` entry
+ * (src/catalogs.ts); procedures reach tables through it and never construct storage access
+ * themselves, so the same procedure runs against a filesystem, Hive or REST catalog.
  */
-import type { FileIO } from '../../src/paimon/fs/file-io.js';
+import type { Catalog } from '../../src/paimon/catalog/catalog.js';
 
-export type CatalogType = 'filesystem' | 'hive' | 'rest';
-
-export interface ProcedureCatalog {
-  /** The configured name (`CALL <name>.sys...`). */
-  readonly name: string;
-  readonly type: CatalogType;
-  /** Warehouse root as configured (credentials are never part of it). */
-  readonly warehouse: string;
-  /** Storage of the warehouse's files. */
-  readonly fileIO: FileIO;
-  listDatabases(): Promise<string[]>;
-  databaseExists(database: string): Promise<boolean>;
-  /** Tables of a database; DATABASE_NOT_FOUND (PaimonError) when the database is absent. */
-  listTables(database: string): Promise<string[]>;
-  /** Root path of a table (`<warehouse>/<db>.db/<table>` for a filesystem catalog), or null when absent. */
-  tableLocation(database: string, table: string): Promise<string | null>;
-}
+export type ProcedureCatalog = Catalog;
 
 /** The catalogs a proxy serves, by name (exact match, as Doris matches catalog names). */
 export interface CatalogProvider {

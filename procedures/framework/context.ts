@@ -9,7 +9,8 @@ import type { ProcedureLimits } from './limits.js';
 import type { Warning } from './reply.js';
 import type { ProcedureCatalog } from './catalog.js';
 import { abortError } from './errors.js';
-import { parseTableIdentifier, resolveDatabase, resolveTable, type ResolvedTable, type TableIdentifier } from './target.js';
+import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
+import { parseTableIdentifier, resolveDatabase, resolveTable, type TableIdentifier } from './target.js';
 
 export type { ProcedureLimits } from './limits.js';
 
@@ -76,8 +77,11 @@ export interface ProcedureContext {
   throwIfAborted(): void;
   /** Parse the identifier of a `table` argument (relative to the caller's current database). */
   parseTable(text: string, opts?: { allowWildcard?: boolean; argument?: string }): TableIdentifier;
-  /** Parse and resolve a table exactly: database, table and branch must all exist. */
-  resolveTable(text: string, opts?: { argument?: string }): Promise<ResolvedTable>;
+  /**
+   * Parse and resolve a table exactly (database, table and branch must all exist) to its one
+   * handle: identity, storage, latest schema, managers, readers and commit factory.
+   */
+  resolveTable(text: string, opts?: { argument?: string }): Promise<FileStoreTable>;
   /** Tables of an existing database (DATABASE_NOT_FOUND otherwise). */
   listTables(database: string): Promise<string[]>;
 }

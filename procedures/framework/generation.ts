@@ -4,7 +4,7 @@
  * from one generation and re-checked against a fresh read before anything is written or
  * deleted; the procedures decide which differences invalidate their plan.
  */
-import type { MaintenanceTable } from './table-context.js';
+import type { TableMaintenanceReader } from '../../src/paimon/table/maintenance-reader.js';
 
 export interface Generation {
   latestId: number | null;
@@ -15,12 +15,13 @@ export interface Generation {
   consumers: Map<string, number>;
 }
 
-export async function readGeneration(t: MaintenanceTable): Promise<Generation> {
-  const latestId = await t.latestSnapshotId();
-  const earliestId = await t.earliestSnapshotId();
+export async function readGeneration(reader: TableMaintenanceReader): Promise<Generation> {
+  const snapshots = reader.table.snapshotManager();
+  const latestId = await snapshots.latestSnapshotId();
+  const earliestId = await snapshots.earliestSnapshotId();
   const tags = new Map<string, number>();
-  for (const tag of await t.tags()) tags.set(tag.name, tag.snapshot.id);
-  return { latestId, earliestId, tags, consumers: await t.consumers() };
+  for (const tag of await reader.tags()) tags.set(tag.name, tag.snapshot.id);
+  return { latestId, earliestId, tags, consumers: await reader.consumers() };
 }
 
 function mapDiff(what: string, a: Map<string, number>, b: Map<string, number>): string[] {

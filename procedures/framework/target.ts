@@ -8,10 +8,10 @@
  */
 import { ProcedureError } from './errors.js';
 import type { ProcedureCatalog } from './catalog.js';
-import type { FileIO } from '../../src/paimon/fs/file-io.js';
+import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
 
 /** Paimon's `BranchManager.DEFAULT_MAIN_BRANCH`. */
-export const MAIN_BRANCH = 'main';
+const MAIN_BRANCH = 'main';
 const BRANCH_PREFIX = 'branch_';
 const SYSTEM_TABLE_SPLITTER = '$';
 
@@ -131,54 +131,27 @@ export function parseTableIdentifier(text: string, opts: ParseIdentifierOptions)
   return { database, table, branch };
 }
 
-/** A table resolved to storage, after checking that database, table and branch all exist. */
-export interface ResolvedTable {
-  catalog: string;
-  database: string;
-  table: string;
-  /** null: the main branch. */
-  branch: string | null;
-  /** Table root (the main branch's; branch metadata lives under `<location>/branch/branch-<name>`). */
-  location: string;
-  fileIO: FileIO;
-  /** Canonical spelling: `db.table` or `db.table$branch_<name>`. */
-  identifier: string;
-}
-
-/** Paimon's `BranchManager.branchPath`: where a branch's snapshot/, schema/, tag/ ... live. */
-export function branchPath(tableLocation: string, branch: string): string {
-  return `${tableLocation}/branch/branch-${branch}`;
-}
-
-export async function resolveTable(catalog: ProcedureCatalog, id: TableIdentifier): Promise<ResolvedTable> {
+/**
+ * The table handle of exactly the named object: database, table and branch must all exist (each
+ * missing one is its own error, naming it). The handle comes from the catalog (Catalog.getTable).
+ */
+export async function resolveTable(catalog: ProcedureCatalog, id: TableIdentifier): Promise<FileStoreTable> {
   if (id.table === '*') {
     throw new ProcedureError('INVALID_ARGUMENT', `resolveTable needs one table, not ${id.database}.*; use resolveDatabase`);
   }
   if (!(await catalog.databaseExists(id.database))) {
     throw new ProcedureError('DATABASE_NOT_FOUND', `Database '${id.database}' does not exist in catalog '${catalog.name}'`);
   }
-  const location = await catalog.tableLocation(id.database, id.table);
-  if (location === null) {
+  if ((await catalog.tableLocation(id.database, id.table)) === null) {
     throw new ProcedureError('TABLE_NOT_FOUND', `Table '${id.database}.${id.table}' does not exist in catalog '${catalog.name}'`);
   }
-  if (id.branch !== null) {
-    // FileSystemBranchManager.branchExists: the branch directory exists.
-    if (!(await catalog.fileIO.exists(branchPath(location, id.branch)))) {
-      throw new ProcedureError(
-        'BRANCH_NOT_FOUND',
-        `Branch '${id.branch}' does not exist on table '${id.database}.${id.table}' in catalog '${catalog.name}'`,
-      );
-    }
+  if (id.branch !== null && !(await catalog.branchExists(id.database, id.table, id.branch))) {
+    throw new ProcedureError(
+      'BRANCH_NOT_FOUND',
+      `Branch '${id.branch}' does not exist on table '${id.database}.${id.table}' in catalog '${catalog.name}'`,
+    );
   }
-  return {
-    catalog: catalog.name,
-    database: id.database,
-    table: id.table,
-    branch: id.branch,
-    location,
-    fileIO: catalog.fileIO,
-    identifier: `${id.database}.${id.table}${id.branch === null ? '' : `$${BRANCH_PREFIX}${id.branch}`}`,
-  };
+  return catalog.getTable({ database: id.database, table: id.table, ...(id.branch === null ? {} : { branch: id.branch }) });
 }
 
 /** Resolve `db.*`: the database must exist; returns its tables (each resolved lazily by the caller). */

@@ -3,7 +3,8 @@
  * src/paimon/maintenance/expire-selection.ts and expire-plan.ts), run against one branch.
  *
  * Differences from Paimon, all in the safe direction:
- * - `retain_min < 1` is refused (apache/paimon#10088), as is an `older_than` in the future.
+ * - `retain_min < 1` is refused (Paimon accepts it and deletes files of retained snapshots), as is
+ *   an `older_than` in the future.
  * - Decoupled changelogs (`changelog.num-retained.*` / `changelog.time-retained` keeping more
  *   than the snapshots) are honoured as the writer-side expiry does: changelog files stay and
  *   `changelog/changelog-<id>` is written before each snapshot file is deleted. Paimon's
@@ -23,7 +24,7 @@ import { defineProcedure } from '../framework/registry.js';
 import type { ProcedureResult } from '../framework/result.js';
 import { compactIdRanges, deleteFiles, DeletionTally } from '../framework/file-deleter.js';
 import { generationChanges, readGeneration, type Generation } from '../framework/generation.js';
-import { MaintenanceTable } from '../framework/table-context.js';
+import type { TableMaintenanceReader } from '../../src/paimon/table/maintenance-reader.js';
 import { intOption, parseDurationMillis, parseOptions, parseTimestampMillis } from '../framework/time-args.js';
 
 const INT_MAX = 2_147_483_647;
@@ -85,35 +86,36 @@ interface PlannedExpiry {
   snapshotBytes: Map<number, Buffer>;
 }
 
-async function makePlan(t: MaintenanceTable, s: ExpireSettings): Promise<PlannedExpiry | null> {
-  const generation = await readGeneration(t);
+async function makePlan(r: TableMaintenanceReader, s: ExpireSettings): Promise<PlannedExpiry | null> {
+  const snapshotManager = r.table.snapshotManager();
+  const generation = await readGeneration(r);
   let minConsumer: number | null = null;
   for (const v of generation.consumers.values()) minConsumer = minConsumer === null ? v : Math.min(minConsumer, v);
   const selection = await selectExpireRange(
     { ...s, earliestId: generation.earliestId, latestId: generation.latestId, minConsumerNextSnapshot: minConsumer },
-    async (id) => (await t.trySnapshot(id))?.timeMillis ?? null,
+    async (id) => (await r.trySnapshot(id))?.timeMillis ?? null,
   );
   if (selection === null) return null;
   if (selection.endExclusive <= selection.earliestId) {
-    const hintMissing = (await readHint(t.fileIO, t.snapshots.snapshotDirectory(), EARLIEST)) === null;
+    const hintMissing = (await readHint(r.table.fileIO, snapshotManager.snapshotDirectory(), EARLIEST)) === null;
     return { generation, plan: emptyExpirePlan(selection.earliestId, hintMissing), snapshotBytes: new Map() };
   }
   const snapshots: SnapshotLike[] = [];
   const snapshotBytes = new Map<number, Buffer>();
   for (let id = selection.earliestId; id <= selection.endExclusive; id++) {
-    const path = t.snapshots.snapshotPath(id);
-    const snap = await t.trySnapshot(id);
+    const path = snapshotManager.snapshotPath(id);
+    const snap = await r.trySnapshot(id);
     if (snap === null) continue;
     snapshots.push(snap);
     if (s.changelogDecoupled && id < selection.endExclusive) {
       try {
-        snapshotBytes.set(id, await t.fileIO.readFile(path));
+        snapshotBytes.set(id, await r.table.fileIO.readFile(path));
       } catch {
         /* vanished meanwhile: nothing to preserve */
       }
     }
   }
-  const tags = (await t.tags()).map((x) => x.snapshot);
+  const tags = (await r.tags()).map((x) => x.snapshot);
   const plan = await planExpire(
     {
       earliestId: selection.earliestId,
@@ -123,16 +125,16 @@ async function makePlan(t: MaintenanceTable, s: ExpireSettings): Promise<Planned
       changelogDecoupled: s.changelogDecoupled,
       produceChangelog: s.produceChangelog,
     },
-    t,
-    t,
+    r,
+    r,
   );
   return { generation, plan, snapshotBytes };
 }
 
 const PIN_ASPECTS = { earliest: true, tags: true, consumers: true } as const;
 
-async function checkPin(t: MaintenanceTable, pinned: Generation, phase: string, committed: boolean): Promise<void> {
-  const now = await readGeneration(t);
+async function checkPin(r: TableMaintenanceReader, pinned: Generation, phase: string, committed: boolean): Promise<void> {
+  const now = await readGeneration(r);
   const changes = generationChanges(pinned, now, PIN_ASPECTS);
   if (now.latestId !== null && pinned.latestId !== null && now.latestId < pinned.latestId) {
     changes.push(`latest snapshot moved back from ${pinned.latestId} to ${now.latestId} (a rollback?)`);
@@ -140,7 +142,7 @@ async function checkPin(t: MaintenanceTable, pinned: Generation, phase: string, 
   if (changes.length > 0) {
     throw new ProcedureError(
       'CONCURRENT_MODIFICATION',
-      `expire_snapshots on ${t.identifier} stopped before ${phase}: ${changes.join('; ')}. ` +
+      `expire_snapshots on ${r.table.identifier} stopped before ${phase}: ${changes.join('; ')}. ` +
         (committed ? 'Files of the expired range were partly deleted; rerun the call to finish.' : 'Nothing was changed.'),
       { committed },
     );
@@ -148,8 +150,10 @@ async function checkPin(t: MaintenanceTable, pinned: Generation, phase: string, 
 }
 
 export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: ProcedureContext): Promise<ProcedureResult> {
-  const resolved = await ctx.resolveTable(args.table);
-  const t = await MaintenanceTable.open(resolved);
+  const t = await ctx.resolveTable(args.table);
+  const r = t.maintenanceReader();
+  const snapshots = t.snapshotManager();
+  const changelogs = t.changelogManager();
   const settings = expireSettings(args, t.schema.options, ctx.clock.now());
   const dryRun = args.dry_run;
 
@@ -158,9 +162,9 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
   for (let attempt = 1; ; attempt++) {
     ctx.throwIfAborted();
     ctx.progress({ phase: 'plan', message: `attempt ${attempt}` });
-    planned = await makePlan(t, settings);
+    planned = await makePlan(r, settings);
     if (planned === null) break;
-    const now = await readGeneration(t);
+    const now = await readGeneration(r);
     const changes = generationChanges(planned.generation, now, PIN_ASPECTS);
     if (changes.length === 0) break;
     if (attempt >= PLAN_ATTEMPTS) {
@@ -181,7 +185,7 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
   if (plan.snapshotIds.length === 0 && plan.dataFiles.length === 0 && plan.changelogFiles.length === 0) {
     let changed = false;
     if (plan.earliestHint !== null && !dryRun) {
-      await t.snapshots.commitEarliestHint(plan.earliestHint); // Paimon writes the missing hint too
+      await snapshots.commitEarliestHint(plan.earliestHint); // Paimon writes the missing hint too
       changed = true;
     }
     return result(0, changed, pinnedId, [], tally, dryRun, plan.warnings);
@@ -191,7 +195,7 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
   let committed = false;
   const phase = async (name: string, files: Parameters<typeof deleteFiles>[1]): Promise<void> => {
     if (files.length === 0) return;
-    if (!dryRun) await checkPin(t, generation, `deleting ${name}`, committed);
+    if (!dryRun) await checkPin(r, generation, `deleting ${name}`, committed);
     ctx.throwIfAborted();
     ctx.progress({ phase: `delete ${name}`, done: 0, total: files.length });
     if (!dryRun && !committed) {
@@ -211,7 +215,7 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
   await phase('changelog files', plan.changelogFiles);
   // 3. manifests, index and statistics files (only if the end snapshot still exists)
   if (plan.snapshotIds.length > 0) {
-    if (!dryRun && !(await t.fileIO.exists(t.snapshots.snapshotPath(plan.endExclusive)))) {
+    if (!dryRun && !(await t.fileIO.exists(snapshots.snapshotPath(plan.endExclusive)))) {
       ctx.warn(`expire_snapshots: snapshot ${plan.endExclusive} disappeared (another expirer?); metadata and snapshot files left to it`);
       return result(0, committed, pinnedId, [], tally, dryRun, plan.warnings);
     }
@@ -226,7 +230,7 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
   }
   // 4. snapshot files, ascending; decoupled: keep each as a long-lived changelog first
   if (plan.snapshotIds.length > 0) {
-    if (!dryRun) await checkPin(t, generation, 'deleting snapshot files', committed);
+    if (!dryRun) await checkPin(r, generation, 'deleting snapshot files', committed);
     ctx.throwIfAborted();
     if (!dryRun && !committed) {
       committed = true;
@@ -235,7 +239,7 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
     let done = 0;
     for (const id of plan.snapshotIds) {
       ctx.throwIfAborted();
-      const path = t.snapshots.snapshotPath(id);
+      const path = snapshots.snapshotPath(id);
       if (dryRun) {
         const st = await t.fileIO.getStatus(path);
         if (st !== null) tally.add('snapshot', st.size);
@@ -243,8 +247,8 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
         if (plan.writeLongLivedChangelogs) {
           const bytes = planned.snapshotBytes.get(id);
           if (bytes !== undefined) {
-            await t.fileIO.writeFile(t.changelogPath(id), bytes);
-            await commitHint(t.fileIO, t.changelogDirectory(), LATEST, id);
+            await t.fileIO.writeFile(changelogs.longLivedChangelogPath(id), bytes);
+            await commitHint(t.fileIO, changelogs.changelogDirectory(), LATEST, id);
           }
         }
         const st = await t.fileIO.getStatus(path);
@@ -256,7 +260,7 @@ export async function runExpireSnapshots(args: ExpireSnapshotsArgs, ctx: Procedu
   // 5. EARLIEST hint
   if (!dryRun && plan.earliestHint !== null) {
     ctx.progress({ phase: 'commit', message: `EARLIEST hint ${plan.earliestHint}` });
-    await t.snapshots.commitEarliestHint(plan.earliestHint);
+    await snapshots.commitEarliestHint(plan.earliestHint);
   }
   if (!dryRun) ctx.reportAffected(t.identifier);
   return result(plan.snapshotIds.length, !dryRun && committed, pinnedId, plan.snapshotIds, tally, dryRun, plan.warnings);

@@ -9,26 +9,26 @@ import type { ProcedureContext } from '../framework/context.js';
 import { defineProcedure } from '../framework/registry.js';
 import type { ProcedureResult } from '../framework/result.js';
 import { executeRollback, makeRollbackPlan, readRollbackState, ROLLBACK_RESULT_COLUMNS } from './rollback-to.js';
-import { MaintenanceTable } from '../framework/table-context.js';
 
 export async function runRollbackToTimestamp(
   args: { table: string; timestamp: bigint; dry_run: boolean },
   ctx: ProcedureContext,
 ): Promise<ProcedureResult> {
-  const t = await MaintenanceTable.open(await ctx.resolveTable(args.table));
-  const state = await readRollbackState(t);
+  const t = await ctx.resolveTable(args.table);
+  const r = t.maintenanceReader();
+  const state = await readRollbackState(r);
   if (state.generation.latestId === null) {
     throw new PaimonError('SNAPSHOT_NOT_FOUND', 'Latest snapshot is null, can not rollback.');
   }
   const ts = Number(args.timestamp);
   const id = await earlierOrEqualTimeMillis(state.generation.earliestId, state.generation.latestId, ts, async (sid) => {
-    const s = await t.trySnapshot(sid);
+    const s = await r.trySnapshot(sid);
     if (s === null) throw new PaimonError('SNAPSHOT_NOT_FOUND', `snapshot ${sid} of ${t.identifier} disappeared while searching; retry`);
     return s.timeMillis;
   });
   if (id === null) throw new PaimonError('SNAPSHOT_NOT_FOUND', `Can not find snapshot earlier than ${ts}`);
   const plan = makeRollbackPlan(state, { kind: 'snapshot', id });
-  const row = await executeRollback(t, state, plan, args.dry_run, ctx);
+  const row = await executeRollback(r, state, plan, args.dry_run, ctx);
   return { rows: [row], info: `${args.dry_run ? 'would roll back' : 'rolled back'} ${t.identifier} to snapshot ${id}` };
 }
 

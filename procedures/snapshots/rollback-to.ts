@@ -12,11 +12,12 @@
  * above the pinned latest afterwards and report it.
  */
 import { PaimonError } from '../../src/paimon/errors.js';
-import { commitHint, EARLIEST, LATEST, readHint } from '../../src/paimon/table/hint-file.js';
-import { parseJson } from '../../src/paimon/spec/json.js';
-import { listVersionedFileStatus } from '../../src/paimon/table/hint-file.js';
+import { commitHint, EARLIEST, LATEST, listVersionedFileStatus, readHint } from '../../src/paimon/table/hint-file.js';
 import { isNoopRollback, planRollback, type RollbackPlan, type RollbackTarget } from '../../src/paimon/maintenance/rollback-plan.js';
-import { snapshotFromJsonObject, snapshotToJson } from '../../src/paimon/spec/snapshot.js';
+import type { Snapshot } from '../../src/paimon/spec/snapshot.js';
+import { parseTag, trimToSnapshot } from '../../src/paimon/spec/tag.js';
+import { SNAPSHOT_PREFIX } from '../../src/paimon/table/snapshot-manager.js';
+import type { TableMaintenanceReader, TagInfo } from '../../src/paimon/table/maintenance-reader.js';
 import { ProcedureError } from '../framework/errors.js';
 import type { ProcedureContext } from '../framework/context.js';
 import { defineProcedure } from '../framework/registry.js';
@@ -24,7 +25,6 @@ import type { ProcedureResult, ResultRow } from '../framework/result.js';
 import type { ResultColumnSpec } from '../framework/signature.js';
 import { compactIdRanges, DeletionTally } from '../framework/file-deleter.js';
 import { generationChanges, readGeneration, type Generation } from '../framework/generation.js';
-import { MaintenanceTable, type TagInfo } from '../framework/table-context.js';
 
 export const ROLLBACK_RESULT_COLUMNS: readonly ResultColumnSpec[] = [
   { name: 'previous_snapshot_id', type: 'bigint', description: "Latest snapshot id before the rollback (Paimon's result)." },
@@ -50,12 +50,14 @@ export interface RollbackState {
   earliestHint: number | null;
 }
 
-export async function readRollbackState(t: MaintenanceTable): Promise<RollbackState> {
-  const generation = await readGeneration(t);
+export async function readRollbackState(r: TableMaintenanceReader): Promise<RollbackState> {
+  const { fileIO } = r.table;
+  const snapshotDir = r.table.snapshotManager().snapshotDirectory();
+  const generation = await readGeneration(r);
   const snapshotIds = new Set<number>();
-  for await (const { version } of listVersionedFileStatus(t.fileIO, t.snapshots.snapshotDirectory(), 'snapshot-')) snapshotIds.add(version);
-  const earliestHint = await readHint(t.fileIO, t.snapshots.snapshotDirectory(), EARLIEST);
-  return { generation, tags: await t.tags(), snapshotIds, changelogIds: await t.changelogIds(), earliestHint };
+  for await (const { version } of listVersionedFileStatus(fileIO, snapshotDir, SNAPSHOT_PREFIX)) snapshotIds.add(version);
+  const earliestHint = await readHint(fileIO, snapshotDir, EARLIEST);
+  return { generation, tags: await r.tags(), snapshotIds, changelogIds: await r.table.changelogManager().sortedChangelogIds(), earliestHint };
 }
 
 export function makeRollbackPlan(state: RollbackState, target: RollbackTarget): RollbackPlan {
@@ -85,20 +87,23 @@ export function makeRollbackPlan(state: RollbackState, target: RollbackTarget): 
   return plan;
 }
 
-/** The tag's content trimmed to a snapshot (Tag.trimToSnapshot): without tagCreateTime / tagTimeRetained. */
-function snapshotJsonFromTag(tag: TagInfo): string {
-  const obj = parseJson(tag.raw.toString('utf8'), tag.path);
-  return snapshotToJson(snapshotFromJsonObject(obj, tag.path, new Set(['tagCreateTime', 'tagTimeRetained'])));
+/** The snapshot a tag holds (Tag.trimToSnapshot), from the bytes read when planning. */
+function snapshotOfTag(tag: TagInfo): Snapshot {
+  return trimToSnapshot(parseTag(tag.raw.toString('utf8'), tag.path));
 }
 
 /** Execute a rollback plan in the crash-safe order; returns the result row. */
 export async function executeRollback(
-  t: MaintenanceTable,
+  r: TableMaintenanceReader,
   state: RollbackState,
   plan: RollbackPlan,
   dryRun: boolean,
   ctx: ProcedureContext,
 ): Promise<ResultRow> {
+  const t = r.table;
+  const snapshots = t.snapshotManager();
+  const changelogs = t.changelogManager();
+  const tags = t.tagManager();
   const tally = new DeletionTally();
   const row = (changed: boolean): ResultRow => ({
     previous_snapshot_id: plan.previousLatestId,
@@ -118,15 +123,15 @@ export async function executeRollback(
 
   if (dryRun) {
     for (const id of plan.deleteSnapshotIds) {
-      const s = await sizeOf(t.snapshots.snapshotPath(id));
+      const s = await sizeOf(snapshots.snapshotPath(id));
       if (s !== null) tally.add('snapshot', s);
     }
     for (const id of plan.deleteChangelogIds) {
-      const s = await sizeOf(t.changelogPath(id));
+      const s = await sizeOf(changelogs.longLivedChangelogPath(id));
       if (s !== null) tally.add('changelog_meta', s);
     }
     for (const name of plan.deleteTags) {
-      const s = await sizeOf(`${t.tagDirectory()}/tag-${name}`);
+      const s = await sizeOf(tags.tagPath(name));
       if (s !== null) tally.add('tag', s);
     }
     return row(false);
@@ -134,7 +139,7 @@ export async function executeRollback(
   if (isNoopRollback(plan)) return row(false);
 
   // Pin check right before the first write: nothing may have moved since the plan was made.
-  const now = await readGeneration(t);
+  const now = await readGeneration(r);
   const changes = generationChanges(state.generation, now, { latest: true, earliest: true, tags: true });
   if (changes.length > 0) {
     throw new ProcedureError(
@@ -147,37 +152,38 @@ export async function executeRollback(
   ctx.markCommitted();
   ctx.reportAffected(t.identifier);
 
-  // 1. A tag whose snapshot expired: put the snapshot file back first (create-if-absent).
+  // 1. A tag whose snapshot expired: put the snapshot file back first, from the tag as read
+  //    when planning (RollbackHelper.createSnapshotFileIfNeeded).
   if (plan.restoreSnapshotFromTag !== null) {
     const tag = state.tags.find((x) => x.name === plan.restoreSnapshotFromTag);
     if (!tag) throw new PaimonError('TAG_NOT_FOUND', `Tag '${plan.restoreSnapshotFromTag}' doesn't exist.`);
-    await t.fileIO.tryCreateAtomic(t.snapshots.snapshotPath(plan.target.snapshotId), snapshotJsonFromTag(tag));
+    await snapshots.createSnapshotFileIfNeeded(snapshotOfTag(tag));
   }
   // 2. LATEST first, so new readers stop at the target.
-  await t.snapshots.commitLatestHint(plan.latestHint);
+  await snapshots.commitLatestHint(plan.latestHint);
   // 3. Snapshot files, newest first.
   for (const id of plan.deleteSnapshotIds) {
-    const p = t.snapshots.snapshotPath(id);
+    const p = snapshots.snapshotPath(id);
     const size = await sizeOf(p);
     if (await t.fileIO.delete(p)) tally.add('snapshot', size ?? 0);
   }
   // 4. EARLIEST when the target was restored below the old earliest.
-  if (plan.earliestHint !== null) await t.snapshots.commitEarliestHint(plan.earliestHint);
+  if (plan.earliestHint !== null) await snapshots.commitEarliestHint(plan.earliestHint);
   // 5. Long-lived changelogs: hint, then files newest first.
-  if (plan.changelogLatestHint !== null) await commitHint(t.fileIO, t.changelogDirectory(), LATEST, plan.changelogLatestHint);
+  if (plan.changelogLatestHint !== null) await commitHint(t.fileIO, changelogs.changelogDirectory(), LATEST, plan.changelogLatestHint);
   for (const id of plan.deleteChangelogIds) {
-    const p = t.changelogPath(id);
+    const p = changelogs.longLivedChangelogPath(id);
     const size = await sizeOf(p);
     if (await t.fileIO.delete(p)) tally.add('changelog_meta', size ?? 0);
   }
   // 6. Tags on later snapshots, newest first.
   for (const name of plan.deleteTags) {
-    const p = `${t.tagDirectory()}/tag-${name}`;
+    const p = tags.tagPath(name);
     const size = await sizeOf(p);
     if (await t.fileIO.delete(p)) tally.add('tag', size ?? 0);
   }
   // A writer that committed during the rollback built on the removed history: say so loudly.
-  const after = await t.latestSnapshotId();
+  const after = await snapshots.latestSnapshotId();
   if (after !== null && after > plan.latestHint) {
     ctx.warn(
       `rollback: snapshot ${after} was committed by another writer while rolling back to ${plan.latestHint}; ` +
@@ -194,10 +200,11 @@ export async function runRollback(
   dryRun: boolean,
   ctx: ProcedureContext,
 ): Promise<ProcedureResult> {
-  const t = await MaintenanceTable.open(await ctx.resolveTable(tableArg));
-  const state = await readRollbackState(t);
+  const t = await ctx.resolveTable(tableArg);
+  const r = t.maintenanceReader();
+  const state = await readRollbackState(r);
   const plan = makeRollbackPlan(state, target);
-  const row = await executeRollback(t, state, plan, dryRun, ctx);
+  const row = await executeRollback(r, state, plan, dryRun, ctx);
   return {
     rows: [row],
     info: `${dryRun ? 'would roll back' : 'rolled back'} ${t.identifier} from snapshot ${plan.previousLatestId} to ${plan.target.snapshotId}`,

@@ -18,7 +18,7 @@ import type { ArgumentValue, CallArgument } from '../../procedures/framework/bin
 import type { ParamSpec } from '../../procedures/framework/signature.js';
 import type { ProcedureDefinition } from '../../procedures/framework/registry.js';
 import { configSchema } from '../../src/config-schema.js';
-import { MaintenanceTable } from '../../procedures/framework/table-context.js';
+import { FileSystemCatalog } from '../../src/paimon/catalog/filesystem-catalog.js';
 import { mergeEntries as mergeMaintenanceEntries, type MaintenanceFileEntry } from '../../src/paimon/maintenance/types.js';
 import { canonicalSort, parseJson as parsePeerJson, parseJsonLines, pypaimon, sharedDirectory, tempWarehouse, toComparable, type Json, type Row } from './peers.js';
 
@@ -288,17 +288,8 @@ export async function assertBranchSameAsJava(v: PaimonVersion, a: string, b: str
 
 /** Names of the data files live in a table's latest snapshot (merged base + delta manifests), read with our library. */
 export async function liveDataFiles(wh: string, db: string, tbl: string): Promise<string[]> {
-  const location = `${wh}/${db}.db/${tbl}`;
-  const t = await MaintenanceTable.open({
-    catalog: 'paimon',
-    database: db,
-    table: tbl,
-    branch: null,
-    location,
-    fileIO: new LocalFileIO(),
-    identifier: `${db}.${tbl}`,
-  });
-  const latestId = await t.latestSnapshotId();
+  const t = (await new FileSystemCatalog(wh, new LocalFileIO()).getTable(`${db}.${tbl}`)).maintenanceReader();
+  const latestId = await t.table.snapshotManager().latestSnapshotId();
   if (latestId === null) return [];
   const s = await t.trySnapshot(latestId);
   if (s === null) throw new Error(`snapshot ${latestId} vanished`);

@@ -1,7 +1,7 @@
 /**
  * Which snapshots expire_snapshots may expire: Paimon's ExpireSnapshotsImpl.expire, step
- * for step, with the argument checks Paimon lacks (apache/paimon#10088: retain_min <= 0 is
- * accepted there and deletes files of retained snapshots).
+ * for step, with the argument checks Paimon lacks (Paimon accepts retain_min <= 0, which
+ * deletes files of retained snapshots).
  *
  * Result: expire the snapshot ids [earliest, endExclusive). The snapshot `endExclusive`
  * itself always survives, and so does everything after it.

@@ -6,7 +6,7 @@
  */
 import { PaimonError, isPaimonError } from '../errors.js';
 import type { FileIO } from '../fs/file-io.js';
-import { JsonDecimal, parseJson, type JsonObject, type JsonValue } from '../spec/json.js';
+import { parseSnapshotFiles } from '../spec/snapshot.js';
 import { join, name as baseName } from '../fs/path.js';
 import type { SnapshotLike } from './types.js';
 
@@ -107,46 +107,6 @@ export async function listGeneration(fileIO: FileIO, tableRoot: string, branches
   return out;
 }
 
-function str(o: JsonObject, k: string): string | null {
-  const v = o[k];
-  return typeof v === 'string' ? v : null;
-}
-function num(o: JsonObject, k: string): number | null {
-  const v: JsonValue | undefined = o[k];
-  if (typeof v === 'number') return v;
-  if (typeof v === 'bigint') return Number(v);
-  return null;
-}
-
-/** Parse the fields of snapshot/tag/changelog JSON that maintenance needs. */
-export function parseSnapshotLike(text: string, what: string): SnapshotLike {
-  const v = parseJson(text, what);
-  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof JsonDecimal) {
-    throw new PaimonError('CORRUPT_METADATA', `${what} is not a JSON object`);
-  }
-  const o = v as JsonObject;
-  const id = num(o, 'id');
-  const base = str(o, 'baseManifestList');
-  const delta = str(o, 'deltaManifestList');
-  if (id === null || base === null || delta === null) {
-    throw new PaimonError('CORRUPT_METADATA', `${what} lacks id, baseManifestList or deltaManifestList`);
-  }
-  return {
-    id,
-    schemaId: num(o, 'schemaId') ?? undefined,
-    timeMillis: num(o, 'timeMillis') ?? 0,
-    baseManifestList: base,
-    baseManifestListSize: num(o, 'baseManifestListSize'),
-    deltaManifestList: delta,
-    deltaManifestListSize: num(o, 'deltaManifestListSize'),
-    changelogManifestList: str(o, 'changelogManifestList'),
-    changelogManifestListSize: num(o, 'changelogManifestListSize'),
-    indexManifest: str(o, 'indexManifest'),
-    statistics: str(o, 'statistics'),
-    commitUser: str(o, 'commitUser') ?? undefined,
-  };
-}
-
 /** Read one metadata file; null when it vanished (expired or rolled back meanwhile). */
 export async function readMetaRef(fileIO: FileIO, ref: MetaRef): Promise<SnapshotLike | null> {
   let buf: Buffer;
@@ -156,5 +116,5 @@ export async function readMetaRef(fileIO: FileIO, ref: MetaRef): Promise<Snapsho
     if (isPaimonError(e, 'FILE_NOT_FOUND')) return null;
     throw e;
   }
-  return parseSnapshotLike(buf.toString('utf8'), ref.path);
+  return parseSnapshotFiles(buf.toString('utf8'), ref.path);
 }

@@ -4,10 +4,10 @@
  * Destructive rollback (Paimon's Table.rollbackTo + RollbackHelper.cleanLargerThan, 1.2+):
  * later snapshot files, later long-lived changelog files and later tags are deleted; data
  * files, manifests, index and statistics files are NOT deleted (they become orphans for
- * remove_orphan_files, apache/paimon#5712). Execution order, chosen so that a process killed
+ * remove_orphan_files, as in Paimon). Execution order, chosen so that a process killed
  * at any step leaves a readable table and a rerun finishes the work:
  *   1. tag target whose snapshot expired: create snapshot-<id> from the tag (if absent)
- *   2. snapshot/LATEST := target (apache/paimon#4331: readers stop picking later snapshots)
+ *   2. snapshot/LATEST := target (readers stop picking later snapshots)
  *   3. delete snapshot files newest first, so the visible latest only ever steps down
  *   4. tag target whose snapshot expired: snapshot/EARLIEST := target
  *   5. changelog/LATEST hint, then long-lived changelog files newest first

@@ -1,29 +1,21 @@
 /**
  * The small, structural view of Paimon metadata that the maintenance planners (expire,
  * orphan reachability, rollback) work on. The planners take these values plus a reader
- * that is passed in, so they can be tested with plain data; the procedures adapt the
- * library's Snapshot / ManifestEntry / IndexManifestEntry to these shapes.
+ * that is passed in, so they can be tested with plain data; a table's maintenance reader
+ * (src/paimon/table/maintenance-reader.ts) adapts ManifestEntry / IndexManifestEntry to these
+ * shapes.
  *
  * Field names follow Paimon's JSON and Java names (Snapshot.java, DataFileMeta.java,
- * FileEntry.Identifier), so a library Snapshot is usually assignable as-is.
+ * FileEntry.Identifier); snapshots are read by the one snapshot parser (spec/snapshot.ts).
  */
 import { PaimonError } from '../errors.js';
+import type { SnapshotFiles } from '../spec/snapshot.js';
 
-/** The fields of a snapshot (or a tag trimmed to its snapshot, or a long-lived changelog) the planners read. */
-export interface SnapshotLike {
-  id: number;
-  schemaId?: number;
-  timeMillis: number;
-  baseManifestList: string;
-  baseManifestListSize?: number | null;
-  deltaManifestList: string;
-  deltaManifestListSize?: number | null;
-  changelogManifestList?: string | null;
-  changelogManifestListSize?: number | null;
-  indexManifest?: string | null;
-  statistics?: string | null;
-  commitUser?: string;
-}
+/**
+ * The fields of a snapshot (or a tag trimmed to its snapshot, or a long-lived changelog) the
+ * planners read: the snapshot files view, which a library Snapshot also satisfies.
+ */
+export type SnapshotLike = SnapshotFiles;
 
 export type FileKind = 'ADD' | 'DELETE';
 

@@ -111,30 +111,36 @@ export const SNAPSHOT_KEYS = [
 
 const KNOWN = new Set<string>(SNAPSHOT_KEYS);
 
-/** Parse a snapshot (or changelog) JSON object. Extra keys go to `extra` unless listed in `skip`. */
-export function snapshotFromJsonObject(obj: JsonValue, what: string, skip: ReadonlySet<string> = new Set()): Snapshot {
-  const r = JsonReader.of(obj, what);
-  const commitKind = r.string('commitKind');
-  if (!COMMIT_KINDS.includes(commitKind as CommitKind)) {
-    throw new PaimonError('CORRUPT_METADATA', `${what}: unknown commitKind "${commitKind}"`);
-  }
-  const s: Snapshot = {
-    // 1.0-1.3 read a missing version as 1 (Snapshot.version() returns 1 for null).
-    version: r.optInt('version') ?? 1,
+/**
+ * The part of a snapshot that says which files it reaches: its id and manifest lists, the index
+ * manifest and statistics file, with the schema, time and writer when present. Maintenance
+ * (expiry, orphan cleaning, rollback planning) reads snapshot, tag and changelog files through
+ * this view: like Java, which reads them with Jackson and gets null for absent keys, it needs
+ * only the keys that name files, so a file lacking an always-written key such as commitKind is
+ * still walked for the files it protects.
+ */
+export type SnapshotFiles = Pick<Snapshot, 'id' | 'baseManifestList' | 'deltaManifestList' | 'timeMillis'> &
+  Partial<
+    Pick<
+      Snapshot,
+      | 'schemaId'
+      | 'baseManifestListSize'
+      | 'deltaManifestListSize'
+      | 'changelogManifestList'
+      | 'changelogManifestListSize'
+      | 'indexManifest'
+      | 'statistics'
+      | 'commitUser'
+    >
+  >;
+
+/** The file-naming keys, read the same way for the full snapshot and for {@link SnapshotFiles}. */
+function readFileKeys(r: JsonReader): Omit<SnapshotFiles, 'schemaId' | 'timeMillis' | 'commitUser'> {
+  const s: Omit<SnapshotFiles, 'schemaId' | 'timeMillis' | 'commitUser'> = {
     id: r.int('id'),
-    schemaId: r.int('schemaId'),
     baseManifestList: r.string('baseManifestList'),
     deltaManifestList: r.string('deltaManifestList'),
-    commitUser: r.string('commitUser'),
-    commitIdentifier: r.bigint('commitIdentifier'),
-    commitKind: commitKind as CommitKind,
-    timeMillis: r.int('timeMillis'),
-    // 0.x snapshots may lack the counts (Java declares them @Nullable Long before 1.4).
-    totalRecordCount: r.optBigint('totalRecordCount') ?? 0n,
-    deltaRecordCount: r.optBigint('deltaRecordCount') ?? 0n,
   };
-  const uuid = r.optString('uuid');
-  if (uuid !== undefined) s.uuid = uuid;
   const bmls = r.optInt('baseManifestListSize');
   if (bmls !== undefined) s.baseManifestListSize = bmls;
   const dmls = r.optInt('deltaManifestListSize');
@@ -148,6 +154,41 @@ export function snapshotFromJsonObject(obj: JsonValue, what: string, skip: Reado
   if (cmls !== undefined) s.changelogManifestListSize = cmls;
   const im = r.optString('indexManifest');
   if (im !== undefined) s.indexManifest = im;
+  const st = r.optString('statistics');
+  if (st !== undefined) s.statistics = st;
+  return s;
+}
+
+/** Parse a snapshot (or changelog) JSON object. Extra keys go to `extra` unless listed in `skip`. */
+export function snapshotFromJsonObject(obj: JsonValue, what: string, skip: ReadonlySet<string> = new Set()): Snapshot {
+  const r = JsonReader.of(obj, what);
+  const commitKind = r.string('commitKind');
+  if (!COMMIT_KINDS.includes(commitKind as CommitKind)) {
+    throw new PaimonError('CORRUPT_METADATA', `${what}: unknown commitKind "${commitKind}"`);
+  }
+  const { id, baseManifestList, deltaManifestList, ...files } = readFileKeys(r);
+  const s: Snapshot = {
+    // 1.0-1.3 read a missing version as 1 (Snapshot.version() returns 1 for null).
+    version: r.optInt('version') ?? 1,
+    id,
+    schemaId: r.int('schemaId'),
+    baseManifestList,
+    deltaManifestList,
+    commitUser: r.string('commitUser'),
+    commitIdentifier: r.bigint('commitIdentifier'),
+    commitKind: commitKind as CommitKind,
+    timeMillis: r.int('timeMillis'),
+    // 0.x snapshots may lack the counts (Java declares them @Nullable Long before 1.4).
+    totalRecordCount: r.optBigint('totalRecordCount') ?? 0n,
+    deltaRecordCount: r.optBigint('deltaRecordCount') ?? 0n,
+  };
+  const uuid = r.optString('uuid');
+  if (uuid !== undefined) s.uuid = uuid;
+  if (files.baseManifestListSize !== undefined) s.baseManifestListSize = files.baseManifestListSize;
+  if (files.deltaManifestListSize !== undefined) s.deltaManifestListSize = files.deltaManifestListSize;
+  if (files.changelogManifestList !== undefined) s.changelogManifestList = files.changelogManifestList;
+  if (files.changelogManifestListSize !== undefined) s.changelogManifestListSize = files.changelogManifestListSize;
+  if (files.indexManifest !== undefined) s.indexManifest = files.indexManifest;
   const lo = r.raw('logOffsets');
   if (lo !== undefined && lo !== null) {
     if (!isJsonObject(lo)) throw new PaimonError('CORRUPT_METADATA', `${what}: logOffsets must be an object`);
@@ -163,8 +204,7 @@ export function snapshotFromJsonObject(obj: JsonValue, what: string, skip: Reado
   if (crc !== undefined) s.changelogRecordCount = crc;
   const wm = r.optBigint('watermark');
   if (wm !== undefined) s.watermark = wm;
-  const st = r.optString('statistics');
-  if (st !== undefined) s.statistics = st;
+  if (files.statistics !== undefined) s.statistics = files.statistics;
   const props = r.optStringMap('properties');
   if (props !== undefined) s.properties = props;
   const nr = r.optBigint('nextRowId');
@@ -175,6 +215,23 @@ export function snapshotFromJsonObject(obj: JsonValue, what: string, skip: Reado
   if (extraKeys.length > 0) {
     s.extra = orderedObject(extraKeys.map((k) => [k, r.obj[k]]));
   }
+  return s;
+}
+
+/**
+ * The {@link SnapshotFiles} of a snapshot, tag or long-lived changelog file. Only the id and the
+ * two data manifest lists are required; a missing timeMillis reads as 0, a missing
+ * changelogManifestList as null.
+ */
+export function parseSnapshotFiles(text: string, what = 'snapshot'): SnapshotFiles {
+  const r = JsonReader.of(parseJson(text, what), what);
+  // Like Java's nullable getter, an absent changelogManifestList reads as null here.
+  const files = readFileKeys(r);
+  const s: SnapshotFiles = { ...files, changelogManifestList: files.changelogManifestList ?? null, timeMillis: r.optInt('timeMillis') ?? 0 };
+  const schemaId = r.optInt('schemaId');
+  if (schemaId !== undefined) s.schemaId = schemaId;
+  const commitUser = r.optString('commitUser');
+  if (commitUser !== undefined) s.commitUser = commitUser;
   return s;
 }
 

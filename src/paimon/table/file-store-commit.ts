@@ -17,6 +17,12 @@
  *     `commit.max-retries` (10) with backoff between `commit.min-retry-wait` and
  *     `commit.max-retry-wait`; before retrying, a snapshot by the same commit user with the same
  *     identifier and kind means the commit already landed.
+ *
+ * Every new snapshot (and every manifest list) is written here; elsewhere snapshot files are
+ * only copied as they are (a branch created from a snapshot or tag, a tagged snapshot put back by
+ * rollback_to as RollbackHelper does). Besides `commit`, `rollbackToAsLatest` (Paimon 2.0's
+ * `FileStoreCommitImpl.rollbackToAsLatest`) publishes an OVERWRITE snapshot whose live files are
+ * an older snapshot's, through the same retry loop and publish step (5-6).
  */
 import { randomUUID } from 'node:crypto';
 import type { FileIO } from '../fs/file-io.js';
@@ -29,6 +35,7 @@ import {
   applyWriterStyle,
   CURRENT_SNAPSHOT_VERSION,
   FIRST_SNAPSHOT_ID,
+  LONG_MAX_VALUE,
   type CommitKind,
   type Snapshot,
   type SnapshotWriterStyle,
@@ -36,8 +43,9 @@ import {
 import type { BinaryFieldType, BinaryRow } from '../spec/binary-row.js';
 import { compareStatsValues } from '../spec/simple-stats.js';
 import { mergeEntries } from '../spec/file-entry.js';
-import type { ManifestEntry } from '../spec/manifest-entry.js';
-import { DEFAULT_MANIFEST_TARGET_FILE_SIZE, ManifestFile, type MetadataFileOptions } from './manifest-file.js';
+import { toDeleteEntry, type ManifestEntry } from '../spec/manifest-entry.js';
+import { diffLiveFiles } from '../maintenance/rollback-plan.js';
+import { DEFAULT_MANIFEST_TARGET_FILE_SIZE, ManifestFile, metadataFileOptions } from './manifest-file.js';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.js';
 import { ManifestList } from './manifest-list.js';
 import { DELETION_VECTORS_INDEX, IndexManifestFile, type BucketMode, type IndexManifestEntry } from './index-manifest.js';
@@ -105,6 +113,27 @@ export interface CommitResult {
   alreadyCommitted: boolean;
 }
 
+/** What `rollbackToAsLatest` commits, planned from `latest` (see planRollbackToAsLatest). */
+export interface RollbackToAsLatestPlan {
+  latest: Snapshot;
+  target: Snapshot;
+  /** The live data files of `latest`: the new snapshot's base. */
+  base: ManifestEntry[];
+  /** DELETE of files live only in `latest`, then ADD of files live only in `target`. */
+  delta: ManifestEntry[];
+  /** Files taken out of the view (DELETE entries) and put back into it (ADD entries). */
+  removed: number;
+  restored: number;
+}
+
+/** Points inside a rollback attempt where the caller may stop it (they throw); nothing is published then. */
+export interface RollbackHooks {
+  /** Before the attempt writes its first manifest. */
+  beforeWrite?: () => void;
+  /** After its manifests are written, before `snapshot-N` is created. */
+  beforePublish?: (snapshot: Snapshot) => void;
+}
+
 const DEFAULT_MAX_RETRIES = 10;
 const DEFAULT_MIN_RETRY_WAIT = 10;
 const DEFAULT_MAX_RETRY_WAIT = 10_000;
@@ -129,11 +158,7 @@ export class FileStoreCommit {
       dataFilePathDirectory: to['data-file.path-directory'] ?? null,
     };
     this.pathFactory = new FileStorePathFactory(opts.tablePath, opts.partitionFields, partitionOptions);
-    const meta: MetadataFileOptions = {
-      compression: to['avro.codec'] ?? to['manifest.compression'] ?? 'zstd',
-      zstdLevel: to['file.compression.zstd-level'] === undefined ? 1 : Number(to['file.compression.zstd-level']),
-      targetFileSize: parseMemorySize(to['manifest.target-file-size']),
-    };
+    const meta = metadataFileOptions(to);
     this.partitionTypes = opts.partitionFields.map((f) => f.type);
     this.manifestFile = new ManifestFile(opts.fileIO, this.pathFactory, this.partitionTypes, meta);
     this.manifestList = new ManifestList(opts.fileIO, this.pathFactory, meta);
@@ -172,37 +197,52 @@ export class FileStoreCommit {
       // ConflictDetection.shouldBeOverwriteCommit: Java commits such an APPEND as OVERWRITE.
       changes = { ...changes, kind: 'OVERWRITE' };
     }
+    const kind = changes.kind;
+    return this.retryCommit(kind, changes.commitIdentifier, (latest) => this.tryCommitOnce({ ...changes, kind }, latest));
+  }
+
+  /**
+   * `tryCommit`: run attempts against a fresh latest snapshot until one publishes its snapshot,
+   * up to `commit.max-retries`, with backoff between `commit.min-retry-wait` and
+   * `commit.max-retry-wait`. Before a retry, a snapshot by this commit user with the same
+   * identifier and kind means an earlier attempt landed after all.
+   */
+  private async retryCommit(
+    kind: CommitKind,
+    commitIdentifier: bigint,
+    attempt: (latest: Snapshot | null) => Promise<Snapshot | null>,
+  ): Promise<CommitResult> {
     const maxRetries = intOption(this.option('commit.max-retries'), DEFAULT_MAX_RETRIES);
     const minWait = durationMs(this.option('commit.min-retry-wait'), DEFAULT_MIN_RETRY_WAIT);
     const maxWait = durationMs(this.option('commit.max-retry-wait'), DEFAULT_MAX_RETRY_WAIT);
     const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     let previousLatest: Snapshot | null | undefined;
-    for (let attempt = 0; ; attempt++) {
+    for (let n = 0; ; n++) {
       const latest = await this.snapshotManager.latestSnapshot();
       if (previousLatest !== undefined && latest !== null) {
-        const landed = await this.findLandedCommit(previousLatest, latest, changes);
-        if (landed) return { snapshot: landed, attempts: attempt + 1, alreadyCommitted: true };
+        const landed = await this.findLandedCommit(previousLatest, latest, kind, commitIdentifier);
+        if (landed) return { snapshot: landed, attempts: n + 1, alreadyCommitted: true };
       }
-      const result = await this.tryCommitOnce(changes, latest);
-      if (result !== null) return { snapshot: result, attempts: attempt + 1, alreadyCommitted: false };
-      if (attempt >= maxRetries) {
+      const result = await attempt(latest);
+      if (result !== null) return { snapshot: result, attempts: n + 1, alreadyCommitted: false };
+      if (n >= maxRetries) {
         throw new PaimonError(
           'COMMIT_CONFLICT',
-          `Commit to ${this.opts.tablePath} failed after ${attempt + 1} attempts: snapshot ids kept being taken by concurrent commits`,
+          `Commit to ${this.opts.tablePath} failed after ${n + 1} attempts: snapshot ids kept being taken by concurrent commits`,
         );
       }
       previousLatest = latest;
-      const wait = Math.min(maxWait, minWait * 2 ** attempt);
+      const wait = Math.min(maxWait, minWait * 2 ** n);
       await sleep(wait / 2 + Math.random() * (wait / 2));
     }
   }
 
   /** After a lost race: did a snapshot by us (user, identifier, kind) land after `before`? */
-  private async findLandedCommit(before: Snapshot | null, latest: Snapshot, changes: CommitChanges): Promise<Snapshot | null> {
+  private async findLandedCommit(before: Snapshot | null, latest: Snapshot, kind: CommitKind, commitIdentifier: bigint): Promise<Snapshot | null> {
     const start = before === null ? FIRST_SNAPSHOT_ID : before.id + 1;
     for (let id = start; id <= latest.id; id++) {
       const s = id === latest.id ? latest : await this.snapshotManager.tryGetSnapshot(id);
-      if (s && s.commitUser === this.opts.commitUser && s.commitIdentifier === changes.commitIdentifier && s.commitKind === changes.kind) return s;
+      if (s && s.commitUser === this.opts.commitUser && s.commitIdentifier === commitIdentifier && s.commitKind === kind) return s;
     }
     return null;
   }
@@ -309,13 +349,114 @@ export class FileStoreCommit {
       throw e;
     }
 
+    return this.publish(snapshot, written);
+  }
+
+  /**
+   * The plan of `FileStoreCommitImpl.rollbackToAsLatest` against the given latest snapshot: the
+   * live data files of the latest (the new base, written as fresh manifests) and the delta that
+   * turns them into the target's (DELETE of files live only in the latest, ADD of files live only
+   * in the target).
+   */
+  async planRollbackToAsLatest(latest: Snapshot, target: Snapshot): Promise<RollbackToAsLatestPlan> {
+    const live = async (s: Snapshot): Promise<Map<string, ManifestEntry>> => {
+      const merged = await this.scan.mergeManifests(await this.manifestList.readDataManifests(s));
+      for (const [k, e] of merged) if (e.kind !== 'ADD') merged.delete(k);
+      return merged;
+    };
+    const latestLive = await live(latest);
+    const { toDelete, toAdd } = diffLiveFiles(latestLive, await live(target));
+    return {
+      latest,
+      target,
+      base: [...latestLive.values()],
+      delta: [...toDelete.map(toDeleteEntry), ...toAdd.map((e) => ({ ...e, kind: 'ADD' as const }))],
+      removed: toDelete.length,
+      restored: toAdd.length,
+    };
+  }
+
+  /**
+   * `FileStoreCommitImpl.rollbackToAsLatest`: commit an OVERWRITE snapshot `latest + 1` whose
+   * live files are the target's. schemaId, indexManifest, watermark, statistics, properties and
+   * totalRecordCount are the target's; nextRowId is the larger of the latest's and the target's,
+   * so row ids never move backwards. The plan is tied to its latest snapshot: when another commit
+   * lands first (found before writing, or by losing `snapshot-N`), this is COMMIT_CONFLICT and the
+   * files written for it are removed; a retry only finds out whether this commit landed after all.
+   */
+  async rollbackToAsLatest(plan: RollbackToAsLatestPlan, hooks: RollbackHooks = {}): Promise<CommitResult> {
+    return this.retryCommit('OVERWRITE', LONG_MAX_VALUE, (latest) => this.tryRollbackOnce(plan, latest, hooks));
+  }
+
+  private async tryRollbackOnce(plan: RollbackToAsLatestPlan, latest: Snapshot | null, hooks: RollbackHooks): Promise<Snapshot | null> {
+    if (latest?.id !== plan.latest.id) {
+      throw new PaimonError(
+        'COMMIT_CONFLICT',
+        `The latest snapshot of ${this.where()} is ${latest?.id ?? 'none'}, but the rollback was planned from snapshot ${plan.latest.id}; plan again`,
+      );
+    }
+    const { target } = plan;
+    const written: string[] = [];
+    let snapshot: Snapshot;
+    try {
+      hooks.beforeWrite?.();
+      const schemaId = BigInt(target.schemaId);
+      const baseMetas = await this.manifestFile.write(plan.base, schemaId);
+      written.push(...baseMetas.map((m) => m.fileName));
+      const base = await this.manifestList.write(baseMetas);
+      written.push(base.fileName);
+      const deltaMetas = await this.manifestFile.write(plan.delta, schemaId);
+      written.push(...deltaMetas.map((m) => m.fileName));
+      const deltaList = await this.manifestList.write(deltaMetas);
+      written.push(deltaList.fileName);
+      let deltaRecordCount = 0n;
+      for (const e of plan.delta) deltaRecordCount += e.kind === 'ADD' ? e.file.rowCount : -e.file.rowCount;
+      const nextRowId = maxBigint(latest.nextRowId, target.nextRowId);
+      snapshot = applyWriterStyle(
+        {
+          version: CURRENT_SNAPSHOT_VERSION,
+          id: latest.id + 1,
+          schemaId: target.schemaId,
+          baseManifestList: base.fileName,
+          baseManifestListSize: base.fileSize,
+          deltaManifestList: deltaList.fileName,
+          deltaManifestListSize: deltaList.fileSize,
+          ...(target.indexManifest !== undefined ? { indexManifest: target.indexManifest } : {}),
+          commitUser: this.opts.commitUser,
+          commitIdentifier: LONG_MAX_VALUE,
+          commitKind: 'OVERWRITE',
+          timeMillis: (this.opts.now ?? Date.now)(),
+          totalRecordCount: target.totalRecordCount,
+          deltaRecordCount,
+          ...(target.watermark !== undefined ? { watermark: target.watermark } : {}),
+          ...(target.statistics !== undefined ? { statistics: target.statistics } : {}),
+          ...(target.properties !== undefined ? { properties: target.properties } : {}),
+          ...(nextRowId !== undefined ? { nextRowId } : {}),
+        },
+        this.opts.writerStyle ?? '1.4',
+        randomUUID(),
+      );
+      hooks.beforePublish?.(snapshot);
+    } catch (e) {
+      await this.cleanUp(written);
+      throw e;
+    }
+    return this.publish(snapshot, written);
+  }
+
+  /**
+   * `commitSnapshotImpl`: create `snapshot-N` (create-if-absent) and the LATEST hint. Returns the
+   * snapshot, or null when another commit took the id (this attempt's files, named in `written`,
+   * are then removed).
+   */
+  private async publish(snapshot: Snapshot, written: readonly string[]): Promise<Snapshot | null> {
     let created: boolean;
     try {
       created = await this.snapshotManager.commitSnapshot(snapshot);
     } catch (e) {
       // Uncertain outcome: the snapshot may exist; keep the files (orphan cleaning removes leftovers).
       if (isPaimonError(e)) throw e;
-      throw new PaimonError('STORAGE_ERROR', `writing snapshot ${newId} of ${this.where()} failed: ${(e as Error).message}`, { cause: e });
+      throw new PaimonError('STORAGE_ERROR', `writing snapshot ${snapshot.id} of ${this.where()} failed: ${(e as Error).message}`, { cause: e });
     }
     if (!created) {
       // "Already exists" can also mean our own write landed and its acknowledgement was lost (an
@@ -323,12 +464,12 @@ export class FileStoreCommit {
       // whose name is unique to this attempt.
       let existing: Snapshot | null = null;
       try {
-        existing = await this.snapshotManager.tryGetSnapshot(newId);
+        existing = await this.snapshotManager.tryGetSnapshot(snapshot.id);
       } catch {
         return null; // cannot tell: keep the files (orphan cleaning removes them if unused)
       }
       if (existing !== null && existing.deltaManifestList === snapshot.deltaManifestList) {
-        await this.snapshotManager.commitLatestHint(newId);
+        await this.snapshotManager.commitLatestHint(snapshot.id);
         return existing;
       }
       if (existing !== null) await this.cleanUp(written); // someone else's snapshot: ours are unreferenced
@@ -519,13 +660,8 @@ function durationMs(v: string | undefined, dflt: number): number {
   return n * 3_600_000;
 }
 
-/** Paimon memory sizes (`8 mb`, `16MB`, `1024`) in bytes; undefined when absent or unreadable. */
-export function parseMemorySize(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const m = /^\s*(\d+)\s*([kmgt]?i?b?|bytes?)?\s*$/i.exec(v);
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const u = (m[2] ?? '').toLowerCase()[0];
-  const mult = u === 'k' ? 1024 : u === 'm' ? 1024 ** 2 : u === 'g' ? 1024 ** 3 : u === 't' ? 1024 ** 4 : 1;
-  return n * mult;
+function maxBigint(a: bigint | undefined, b: bigint | undefined): bigint | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return a > b ? a : b;
 }

@@ -25,6 +25,31 @@ export interface MetadataFileOptions {
   targetFileSize?: number;
 }
 
+/**
+ * The metadata file options of a table's options map: `avro.codec` over `manifest.compression`
+ * (zstd), `file.compression.zstd-level` (1), `manifest.target-file-size` (8 MiB when absent or
+ * unreadable).
+ */
+export function metadataFileOptions(tableOptions: Readonly<Record<string, string>>): MetadataFileOptions {
+  const level = tableOptions['file.compression.zstd-level'];
+  return {
+    compression: tableOptions['avro.codec'] ?? tableOptions['manifest.compression'] ?? 'zstd',
+    zstdLevel: level === undefined ? 1 : Number(level),
+    targetFileSize: lenientMemorySize(tableOptions['manifest.target-file-size']),
+  };
+}
+
+/** Paimon memory sizes (`8 mb`, `16MB`, `1024`) in bytes; undefined when absent or unreadable. */
+function lenientMemorySize(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^\s*(\d+)\s*([kmgt]?i?b?|bytes?)?\s*$/i.exec(v);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const u = (m[2] ?? '').toLowerCase()[0];
+  const mult = u === 'k' ? 1024 : u === 'm' ? 1024 ** 2 : u === 'g' ? 1024 ** 3 : u === 't' ? 1024 ** 4 : 1;
+  return n * mult;
+}
+
 export function codecOf(options: MetadataFileOptions): AvroCodec {
   return avroCodecFor(options.compression);
 }

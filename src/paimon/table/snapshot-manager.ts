@@ -182,6 +182,14 @@ export class SnapshotManager extends BranchScopedManager {
     }
   }
 
+  /**
+   * `RollbackHelper.createSnapshotFileIfNeeded`: put back the file of a snapshot that only a tag
+   * still holds (rolling back to that tag), create-if-absent. False when the file exists.
+   */
+  async createSnapshotFileIfNeeded(snapshot: Snapshot): Promise<boolean> {
+    return this.fileIO.tryCreateAtomic(this.snapshotPath(snapshot.id), snapshotToJson(snapshot));
+  }
+
   async commitLatestHint(id: number): Promise<void> {
     await commitHint(this.fileIO, this.snapshotDirectory(), LATEST, id);
   }

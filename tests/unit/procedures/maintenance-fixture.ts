@@ -108,8 +108,8 @@ export class FakeTable implements MaintenanceReader {
       deltaManifestList: deltaList,
       deltaManifestListSize: 7,
       changelogManifestList: changelogList,
-      indexManifest: this.indexManifest,
-      statistics: this.statistics,
+      ...(this.indexManifest !== null ? { indexManifest: this.indexManifest } : {}),
+      ...(this.statistics !== null ? { statistics: this.statistics } : {}),
     };
     this.snapshots.set(id, s);
     return s;

@@ -216,3 +216,50 @@ describe('manifest merging on commit (ManifestFileMerger minor compaction)', () 
     assert.equal(r30.snapshot.totalRecordCount, 290n);
   });
 });
+
+describe('rollbackToAsLatest (FileStoreCommitImpl.rollbackToAsLatest)', () => {
+  test('commits an OVERWRITE snapshot on top whose live files are the target\'s, with the target\'s counts', async () => {
+    const c = committer();
+    const s1 = (await c.commit({ kind: 'APPEND', deltaEntries: [entry('a', 'x', 3n)], commitIdentifier: 1n })).snapshot;
+    await c.commit({ kind: 'APPEND', deltaEntries: [entry('b', 'x', 4n)], commitIdentifier: 2n });
+    const s3 = (await c.commit({ kind: 'OVERWRITE', deltaEntries: [toDeleteEntry(entry('a', 'x', 3n))], commitIdentifier: 3n })).snapshot;
+    const rb = committer({ commitUser: 'rollback-user', now: () => 1234 });
+    const plan = await rb.planRollbackToAsLatest(s3, s1);
+    assert.equal(plan.removed, 1);
+    assert.equal(plan.restored, 1);
+    const r = await rb.rollbackToAsLatest(plan);
+    assert.equal(r.snapshot.id, 4);
+    assert.equal(r.snapshot.commitKind, 'OVERWRITE');
+    assert.equal(r.snapshot.commitUser, 'rollback-user');
+    assert.equal(r.snapshot.timeMillis, 1234);
+    assert.equal(r.snapshot.totalRecordCount, s1.totalRecordCount);
+    assert.equal(r.snapshot.deltaRecordCount, 3n - 4n);
+    assert.deepEqual((await c.scan.readLiveEntries(r.snapshot)).map((e) => e.file.fileName), ['a']);
+    assert.equal(readFileSync(join(table, 'snapshot', 'LATEST'), 'utf8'), '4');
+  });
+
+  test('a commit that lands after the plan is COMMIT_CONFLICT, and nothing of the rollback stays', async () => {
+    const c = committer();
+    const s1 = (await c.commit({ kind: 'APPEND', deltaEntries: [entry('a', 'x')], commitIdentifier: 1n })).snapshot;
+    const s2 = (await c.commit({ kind: 'APPEND', deltaEntries: [entry('b', 'x')], commitIdentifier: 2n })).snapshot;
+    const rb = committer({ commitUser: 'rollback-user' });
+    const plan = await rb.planRollbackToAsLatest(s2, s1);
+    const manifestsBefore = readdirSync(join(table, 'manifest')).sort();
+    // Another writer takes snapshot 3 while the rollback writes its manifests.
+    const racing = await rb.rollbackToAsLatest(plan, {
+      beforePublish: () => {
+        const other = readFileSync(join(table, 'snapshot', 'snapshot-2'), 'utf8').replace('"id" : 2,', '"id" : 3,');
+        writeFileSync(join(table, 'snapshot', 'snapshot-3'), other);
+      },
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    assert.ok(isPaimonError(racing, 'COMMIT_CONFLICT'), String(racing));
+    assert.deepEqual(readdirSync(join(table, 'manifest')).sort(), manifestsBefore);
+    // Planned from a snapshot that is no longer the latest: refused before writing anything.
+    await assert.rejects(rb.rollbackToAsLatest(plan), (e) => isPaimonError(e, 'COMMIT_CONFLICT'));
+    assert.deepEqual(readdirSync(join(table, 'manifest')).sort(), manifestsBefore);
+    assert.equal(existsSync(join(table, 'snapshot', 'snapshot-4')), false);
+  });
+});

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import type { FileIO } from '../../../../src/paimon/fs/file-io.js';
 import { LocalFileIO } from '../../../../src/paimon/fs/local-file-io.js';
 import { isPaimonError } from '../../../../src/paimon/errors.js';
-import { parseSnapshotLike, type OrphanLayout } from '../../../../src/paimon/maintenance/orphan-files.js';
+import type { OrphanLayout } from '../../../../src/paimon/maintenance/orphan-files.js';
+import { parseSnapshotFiles } from '../../../../src/paimon/spec/snapshot.js';
 import type { MaintenanceReader, SnapshotLike } from '../../../../src/paimon/maintenance/types.js';
 import { scanOrphanFiles } from '../../../../procedures/files/orphan-clean.js';
 import { SpillSpace } from '../../../../procedures/files/orphan-spill.js';
@@ -225,7 +226,7 @@ describe('remove_orphan_files reachability scan', () => {
   });
 
   test('parses the snapshot fields it needs, keeping 64-bit values out of the way', () => {
-    const s = parseSnapshotLike(
+    const s = parseSnapshotFiles(
       '{"version":3,"id":7,"schemaId":0,"baseManifestList":"b","deltaManifestList":"d","commitIdentifier":9223372036854775807,"timeMillis":5,"indexManifest":"i","watermark":-9223372036854775808}',
       'snapshot-7',
     );
