@@ -12,6 +12,7 @@
  *   QUERY_INTERRUPTED with a message that says whether anything was committed.
  */
 import { createHash } from 'node:crypto';
+import { readDuration } from '../../src/paimon/spec/core-options.js';
 import { CallTimeoutReason, ProcedureError } from './errors.js';
 
 /** The user variable a session sets to change its calls' default limit: `SET @paimon_call_timeout = '10m'`. */
@@ -35,14 +36,8 @@ export function parseDurationMs(value: unknown, what: string): number {
     return Math.round(value * 1000);
   }
   if (typeof value === 'string') {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h|d)?\s*$/i.exec(value);
-    if (m) {
-      const n = Number(m[1]);
-      const unit = (m[2] ?? 's').toLowerCase();
-      const factor = unit === 'ms' ? 1 : unit === 's' || unit === 'sec' ? 1000 : unit === 'm' || unit === 'min' ? 60_000 : unit === 'h' ? 3_600_000 : 86_400_000;
-      const ms = Math.round(n * factor);
-      if (ms > 0) return ms;
-    }
+    const d = readDuration(value, 1000);
+    if ('ms' in d && d.ms > 0) return d.ms;
   }
   throw new ProcedureError('INVALID_ARGUMENT', `${what} must be seconds or a duration like '90s', '10m', '2h', got ${JSON.stringify(String(value))}`);
 }

@@ -8,6 +8,7 @@
  * or `+hh:mm` offset, or a plain integer of epoch milliseconds, is taken as given.
  */
 import { PaimonError } from '../../src/paimon/errors.js';
+import { readDuration } from '../../src/paimon/spec/core-options.js';
 
 const LOCAL = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
@@ -42,22 +43,11 @@ export function parseTimestampMillis(text: string, argument: string): number {
   return t;
 }
 
-/** Paimon TimeUtils.parseDuration: `1 h`, `30min`, `10 s`, `100ms`, `2 d`; a bare number is ms. */
+/** A duration argument or option (`1 h`, `30min`, `10 s`, `100ms`, `2 d`; a bare number is ms) in milliseconds. */
 export function parseDurationMillis(text: string, what: string): number {
-  const m = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
-  if (!m) throw new PaimonError('INVALID_ARGUMENT', `${what} '${text}' is not a duration`);
-  const n = Number(m[1]);
-  const unit = m[2].toLowerCase();
-  const factor: Record<string, number> = {
-    '': 1, ms: 1, milli: 1, millis: 1, millisecond: 1, milliseconds: 1,
-    s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
-    m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
-    h: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-    d: 86_400_000, day: 86_400_000, days: 86_400_000,
-  };
-  const f = factor[unit];
-  if (f === undefined) throw new PaimonError('INVALID_ARGUMENT', `${what} '${text}' has an unknown time unit '${m[2]}'`);
-  return n * f;
+  const d = readDuration(text);
+  if ('ms' in d) return d.ms;
+  throw new PaimonError('INVALID_ARGUMENT', d.error === 'unit' ? `${what} '${text}' has an unknown time unit '${d.unit}'` : `${what} '${text}' is not a duration`);
 }
 
 /** `options => 'k1=v1,k2=v2'` (ParameterUtils.parseCommaSeparatedKeyValues). */

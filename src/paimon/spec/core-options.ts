@@ -15,23 +15,40 @@ export function optionBool(v: string | undefined): boolean {
   return v !== undefined && v.trim().toLowerCase() === 'true';
 }
 
-/** `TimeUtils.parseDuration`: `<number><unit?>`; no unit means milliseconds. Returns ms. */
-export function parseDuration(text: string, key = 'duration'): number {
+/** Milliseconds per unit label of `TimeUtils.parseDuration` (Java's TimeUnit labels and their plurals). */
+const DURATION_UNIT_MS: Readonly<Record<string, number>> = {
+  ms: 1, milli: 1, millis: 1, millisecond: 1, milliseconds: 1,
+  s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
+  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
+  h: 3_600_000, hour: 3_600_000, hours: 3_600_000,
+  d: 86_400_000, day: 86_400_000, days: 86_400_000,
+  ns: 1e-6, nano: 1e-6, nanos: 1e-6, us: 1e-3, micro: 1e-3, micros: 1e-3,
+};
+
+export type DurationReading = { ms: number } | { error: 'syntax' } | { error: 'unit'; unit: string };
+
+/**
+ * The one duration reader (`TimeUtils.parseDuration`: `<number><unit?>`, e.g. `1 h`, `30min`,
+ * `100ms`), returning why a text is not a duration instead of throwing, so that each caller words
+ * its own error. A bare number is in `bareUnitMs` (milliseconds, as Paimon's options; the call
+ * timeout reads seconds, as Doris's query_timeout).
+ */
+export function readDuration(text: string, bareUnitMs = 1): DurationReading {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(text);
-  if (!m) throw new PaimonError('INVALID_ARGUMENT', `option ${key}: cannot parse duration "${text}"`);
-  const n = Number(m[1]);
-  const unit = m[2].toLowerCase();
-  const mult: Record<string, number> = {
-    '': 1, ms: 1, milli: 1, millis: 1, millisecond: 1, milliseconds: 1,
-    s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
-    m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
-    h: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-    d: 86_400_000, day: 86_400_000, days: 86_400_000,
-    ns: 1e-6, nano: 1e-6, nanos: 1e-6, us: 1e-3, micro: 1e-3, micros: 1e-3,
-  };
-  const f = mult[unit];
-  if (f === undefined) throw new PaimonError('INVALID_ARGUMENT', `option ${key}: unknown time unit "${m[2]}" in "${text}"`);
-  return Math.round(n * f);
+  if (!m) return { error: 'syntax' };
+  const f = m[2] === '' ? bareUnitMs : DURATION_UNIT_MS[m[2].toLowerCase()];
+  if (f === undefined) return { error: 'unit', unit: m[2] };
+  return { ms: Math.round(Number(m[1]) * f) };
+}
+
+/** A duration table option in milliseconds; INVALID_ARGUMENT naming the option otherwise. */
+export function parseDuration(text: string, key = 'duration'): number {
+  const d = readDuration(text);
+  if ('ms' in d) return d.ms;
+  throw new PaimonError(
+    'INVALID_ARGUMENT',
+    d.error === 'unit' ? `option ${key}: unknown time unit "${d.unit}" in "${text}"` : `option ${key}: cannot parse duration "${text}"`,
+  );
 }
 
 /** `MemorySize.parse`: `<number><unit?>`; no unit means bytes. Returns bytes. */

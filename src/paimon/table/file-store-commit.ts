@@ -30,6 +30,7 @@ import { PaimonError, isPaimonError } from '../errors.js';
 import { join } from '../fs/path.js';
 import { branchPath, normalizeBranch } from './branch.js';
 import { parseJson, isJsonObject, toBigInt } from '../spec/json.js';
+import { readDuration } from '../spec/core-options.js';
 import { SnapshotManager } from './snapshot-manager.js';
 import {
   applyWriterStyle,
@@ -647,17 +648,11 @@ function intOption(v: string | undefined, dflt: number): number {
   return Number.isInteger(n) && n >= 0 ? n : dflt;
 }
 
-/** Paimon durations (`10 ms`, `10s`, `1 min`) in milliseconds. */
+/** A duration option in milliseconds; the default when absent or unreadable (Paimon's commit retries never fail on it). */
 function durationMs(v: string | undefined, dflt: number): number {
   if (v === undefined) return dflt;
-  const m = /^\s*(\d+)\s*(ms|milli|millis|millisecond|milliseconds|s|sec|secs|second|seconds|min|m|minute|minutes|h|hour|hours)?\s*$/i.exec(v);
-  if (!m) return dflt;
-  const n = Number(m[1]);
-  const u = (m[2] ?? 'ms').toLowerCase();
-  if (u.startsWith('ms') || u.startsWith('milli')) return n;
-  if (u === 's' || u.startsWith('sec')) return n * 1000;
-  if (u === 'm' || u.startsWith('min')) return n * 60_000;
-  return n * 3_600_000;
+  const d = readDuration(v);
+  return 'ms' in d ? d.ms : dflt;
 }
 
 function maxBigint(a: bigint | undefined, b: bigint | undefined): bigint | undefined {
