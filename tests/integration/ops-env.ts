@@ -3,9 +3,8 @@
  * fresh scratch databases and directories under $TEST_TMP, and the secrets these tests use,
  * which ops-secrets-scan.test.ts looks for in every log and audit file of the run.
  */
-import { mkdtempSync, openSync, fstatSync, readSync, closeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
+import { openSync, fstatSync, readSync, closeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 
@@ -36,9 +35,8 @@ export function testSecret(label: string): string {
   return `${TEST_SECRET_PREFIX}${label}-${randomBytes(4).toString('hex')}`;
 }
 
-export function scratchDir(prefix: string): string {
-  return mkdtempSync(join(process.env.TEST_TMP ?? tmpdir(), `${prefix}-`));
-}
+/** A scratch directory below $TEST_TMP (tests/support/temp-dir.ts). */
+export const scratchDir = tempDir;
 
 export async function adminConnection(database?: string): Promise<mysql.Connection> {
   const db = mariadbEnv();

@@ -32,6 +32,7 @@ import type { FileIO } from '../../src/paimon/fs/file-io.js';
 import { nativePasswordHash } from '../../protocol/auth.js';
 import { javaAvailable, javaBatch, listTree, readRows, writeSchema } from '../interop/procedures-support.js';
 import { scratchDir, testSecret } from './ops-env.js';
+import { until } from '../support/wait.js';
 
 const V = '2.0.0' as const;
 
@@ -122,13 +123,7 @@ async function errorOf(p: Promise<unknown>): Promise<{ errno: number; message: s
   throw new Error('expected an error');
 }
 
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    assert.ok(Date.now() < end, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitFor = (cond: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> => until(cond, what, ms, 20);
 
 describe('a synchronous compact seen from a second connection, the log and /metrics', () => {
   let proxy: RunningProxy;
@@ -237,7 +232,7 @@ describe('a synchronous compact seen from a second connection, the log and /metr
       // The log: one line per phase so far (plan, compact) with the call id, then interval lines while held.
       const mine = () => progressLines().filter((o) => o.callId === id);
       assert.deepEqual(mine().filter((o) => o.reason === 'phase').map((o) => o.phase), ['plan', 'compact']);
-      await until(() => mine().some((o) => o.reason === 'interval' && o.phase === 'compact'), 'an interval line while the phase runs', 30_000);
+      await waitFor(() => mine().some((o) => o.reason === 'interval' && o.phase === 'compact'), 'an interval line while the phase runs', 30_000);
       const line = mine().find((o) => o.reason === 'interval' && o.phase === 'compact')!;
       assert.deepEqual([line.procedure, line.target, line.connectionId, line.user, line.mode, line.done, line.total], ['compact', 'interop.t1', a.threadId, 'maint', 'sync', done, total]);
       assert.equal(line.fraction, Math.round((done / total) * 10_000) / 10_000);

@@ -2,10 +2,10 @@
  * Shared by the transport's integration tests: the MariaDB started by tests/setup/mariadb.sh
  * (env MARIADB_*), a proxy started in-process on a free port, and mysql2 connections to either.
  */
+import { tempDir } from '../support/temp-dir.js';
 import { spawn, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { nativePasswordToken } from '../../protocol/auth.js';
@@ -45,10 +45,8 @@ export function mariadb(): MariaDbEnv {
   };
 }
 
-export function tmpDir(prefix: string): string {
-  const base = process.env.TEST_TMP ?? tmpdir();
-  return mkdtempSync(join(base, `${prefix}-`));
-}
+/** A scratch directory below $TEST_TMP (tests/support/temp-dir.ts). */
+export const tmpDir = tempDir;
 
 /** A validated config: relay to MariaDB unless `upstream: null`. */
 export function proxyConfig(overrides: Record<string, unknown> = {}, opts: { upstream?: boolean } = {}): ProxyConfig {

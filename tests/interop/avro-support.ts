@@ -3,9 +3,9 @@
  * (tests/interop/java/PaimonTool.java, compiled into lib-classes-<version>/ by the Java setup) and
  * converts its canonical JSON values into our BinaryRow values.
  */
+import { tempDir } from '../support/temp-dir.js';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
@@ -67,11 +67,7 @@ export async function paimonToolBatch(version: Version, steps: string[][]): Prom
   });
 }
 
-export function tempDir(prefix: string): string {
-  const base = process.env.TEST_TMP ?? tmpdir();
-  mkdirSync(base, { recursive: true });
-  return mkdtempSync(join(base, prefix));
-}
+export { tempDir };
 
 function num(v: JsonValue): number {
   if (typeof v === 'number') return v;

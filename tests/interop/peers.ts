@@ -91,10 +91,10 @@
  * DATE -> "YYYY-MM-DD"; TIME -> "HH:MM:SS.mmm"; TIMESTAMP -> "YYYY-MM-DDTHH:MM:SS.nnnnnnnnn";
  * TIMESTAMP_LTZ -> the same plus "Z"; ARRAY -> array; MAP -> [[k, v], ...]; ROW -> object.
  */
+import { testTmp } from '../support/temp-dir.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -978,11 +978,6 @@ export function s3CatalogOptions(s3: S3Endpoint): Record<string, string> {
 // Warehouses
 // ------------------------------------------------------------------------------------------------
 
-function testTmp(): string {
-  const base = resolve(process.env.TEST_TMP ?? join(tmpdir(), 'paimon-interop'));
-  mkdirSync(base, { recursive: true });
-  return base;
-}
 
 /** A new empty directory under $TEST_TMP. */
 export function tempWarehouse(label: string): string {

@@ -7,17 +7,12 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
-import { rm } from 'node:fs/promises';
 import { nativePasswordToken } from '../../protocol/auth.js';
 import { CLIENT_LONG_PASSWORD, CLIENT_PLUGIN_AUTH, CLIENT_PROTOCOL_41, CLIENT_SECURE_CONNECTION, CLIENT_TRANSACTIONS, COM_QUERY, EOF_HEADER } from '../../protocol/constants.js';
 import { buildHandshakeResponse41, parseHandshakeV10 } from '../../protocol/handshake.js';
 import { encodePacket, PacketReader, type Packet } from '../../protocol/packet.js';
 import { parseTextRow } from '../../protocol/result-set.js';
-import { configSchema } from '../../src/config-schema.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
-import { tempDir } from '../support/temp-dir.js';
-import { makeWarehouse } from '../unit/router/router-fixtures.js';
+import { startStandaloneProxy, type StandaloneProxy } from '../support/standalone-proxy.js';
 
 const COMMANDS = 20_000;
 const HIGH_WATER = 1 << 20;
@@ -29,25 +24,16 @@ function command(i: number): Buffer {
 }
 
 describe('replies the proxy writes itself are throttled by the client reading them', () => {
-  let wh: string;
-  let proxy: RunningProxy;
+  let sp: StandaloneProxy;
   before(async () => {
-    wh = await makeWarehouse();
-    const config = configSchema.parse({
-      listen: { host: '127.0.0.1', port: 0 },
-      catalogs: [{ name: 'paimon', type: 'filesystem', warehouse: wh }],
-      logging: { level: 'silent' },
-      jobs: { dir: tempDir('wire-backpressure-jobs') },
-    });
-    proxy = await startProxy(config, { logger: silentLogger() });
+    sp = await startStandaloneProxy();
   });
   after(async () => {
-    await proxy?.close();
-    await rm(wh, { recursive: true, force: true });
+    await sp?.close();
   });
 
   test('20,000 pipelined local commands without reading: the proxy buffers at most ~1 MiB, then every reply arrives in order', async () => {
-    const socket = netConnect({ host: '127.0.0.1', port: proxy.address.port });
+    const socket = netConnect({ host: '127.0.0.1', port: sp.port });
     const reader = new PacketReader();
     let wake: (() => void) | null = null;
     socket.on('data', (d: Buffer) => {
@@ -79,8 +65,8 @@ describe('replies the proxy writes itself are throttled by the client reading th
 
       // Stop reading, then pipeline every command at once.
       socket.pause();
-      const session = [...proxy.server.registry.all()][0]!;
-      const questionsBefore = proxy.server.stats.questions;
+      const session = [...sp.proxy.server.registry.all()][0]!;
+      const questionsBefore = sp.proxy.server.stats.questions;
       socket.write(Buffer.concat(Array.from({ length: COMMANDS }, (_, i) => command(i))));
       let maxWritable = 0;
       const deadline = Date.now() + 3000;
@@ -89,7 +75,7 @@ describe('replies the proxy writes itself are throttled by the client reading th
       for (let still = 0; Date.now() < deadline && still < 10; ) {
         await new Promise((r) => setTimeout(r, 20));
         maxWritable = Math.max(maxWritable, session.client.writableLength);
-        const now = proxy.server.stats.questions - questionsBefore;
+        const now = sp.proxy.server.stats.questions - questionsBefore;
         still = now === handled ? still + 1 : 0;
         handled = now;
       }
@@ -113,7 +99,7 @@ describe('replies the proxy writes itself are throttled by the client reading th
           assert.ok(columns > 1 && rows.length > 0, `reply ${i} is SHOW PROCEDURES'`);
         }
       }
-      assert.equal(proxy.server.stats.questions - questionsBefore, COMMANDS);
+      assert.equal(sp.proxy.server.stats.questions - questionsBefore, COMMANDS);
     } finally {
       socket.destroy();
     }

@@ -38,6 +38,7 @@ import { FileJobStore } from '../../../procedures/framework/jobs/file-job-store.
 import { JobManager } from '../../../procedures/framework/jobs/job-manager.js';
 import { FRAMEWORK_PARAMS, submitAsyncCall } from '../../../procedures/framework/jobs/async-call.js';
 import { jobProcedures } from '../../../procedures/jobs/job-procedures.js';
+import { until } from '../../support/wait.js';
 
 const str = (value: string): ArgumentValue => ({ kind: 'string', value });
 const int = (n: number): ArgumentValue => ({ kind: 'integer', value: BigInt(n), text: String(n) });
@@ -106,13 +107,6 @@ function gate(table: string): () => void {
   };
 }
 
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('ops: records, masking, spans, abortable waits, job progress', () => {
   let wh: string;

@@ -19,6 +19,7 @@ import { createOpsHooks } from '../../../src/observability/ops-hooks.js';
 import type { AuditRecord, AuditSink } from '../../../src/observability/audit.js';
 import { maskText } from '../../../src/security/masking.js';
 import { echoProcedure, makeSession, makeWarehouse, runLocal } from '../router/router-fixtures.js';
+import { until } from '../../support/wait.js';
 
 class Memory implements AuditSink {
   records: AuditRecord[] = [];
@@ -28,10 +29,6 @@ class Memory implements AuditSink {
 
 const SLOW = "CALL paimon.sys.test_echo(`table` => 'sales.orders', sleep_ms => 10000)";
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(cond(), what);
-}
 
 describe('running CALLs: one registry for the router, KILL and the ops runtime', () => {
   let wh: string;

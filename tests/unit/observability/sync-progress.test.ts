@@ -27,11 +27,8 @@ import { PromClientMeterProvider, ProxyMetrics } from '../../../src/observabilit
 import { TableLockManager } from '../../../procedures/framework/concurrency/table-lock.js';
 import type { LocalReply } from '../../../src/router/route.js';
 import { makeSession, makeWarehouse, runLocal } from '../router/router-fixtures.js';
+import { until } from '../../support/wait.js';
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(cond(), what);
-}
 
 /** Result rows as objects by column name. */
 function rowsOf(replies: LocalReply[]): Record<string, string | null>[] {

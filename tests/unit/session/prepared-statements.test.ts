@@ -4,37 +4,25 @@
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
 import mysql from 'mysql2/promise';
 import { MAX_PREPARED_PARAMS, prepareOkPayloads } from '../../../protocol/prepared-statement.js';
-import { configSchema } from '../../../src/config-schema.js';
-import { silentLogger } from '../../../src/observability/logger.js';
-import { startProxy, type RunningProxy } from '../../../src/proxy-app.js';
-import { makeRouter, makeWarehouse } from '../router/router-fixtures.js';
+import { startStandaloneProxy, type StandaloneProxy } from '../../support/standalone-proxy.js';
 
 function callWith(placeholders: number): string {
   return `CALL paimon.sys.test_echo(${Array.from({ length: placeholders }, () => '?').join(',')})`;
 }
 
 describe('prepared statements the proxy answers', () => {
-  let wh: string;
-  let proxy: RunningProxy;
+  let sp: StandaloneProxy;
   before(async () => {
-    wh = await makeWarehouse();
-    const config = configSchema.parse({
-      listen: { host: '127.0.0.1', port: 0 },
-      catalogs: [{ name: 'paimon', type: 'filesystem', warehouse: wh }],
-      logging: { level: 'silent' },
-    });
-    proxy = await startProxy(config, { logger: silentLogger(), router: makeRouter(wh) });
+    sp = await startStandaloneProxy({ testRouter: true });
   });
   after(async () => {
-    await proxy?.close();
-    await rm(wh, { recursive: true, force: true });
+    await sp?.close();
   });
 
   test('more than 65,535 placeholders are refused with ER_PS_MANY_PARAM, as MySQL does; 65,535 prepare', async () => {
-    const c = await mysql.createConnection({ host: '127.0.0.1', port: proxy.address.port, user: 'root', password: '' });
+    const c = await mysql.createConnection({ host: '127.0.0.1', port: sp.port, user: 'root', password: '' });
     try {
       await assert.rejects(c.prepare(callWith(MAX_PREPARED_PARAMS + 1)), (e: { errno?: number; sqlState?: string; sqlMessage?: string }) => {
         assert.deepEqual([e.errno, e.sqlState, e.sqlMessage], [1390, 'HY000', 'Prepared statement contains too many placeholders']);
