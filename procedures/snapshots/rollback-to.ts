@@ -224,16 +224,19 @@ export function rollbackTarget(args: { version?: string | null; snapshot: bigint
   }
   if (!blank(version)) {
     const v = version!.trim();
-    // Paimon: an all-digit version is a snapshot id, anything else a tag name.
-    return /^\d+$/.test(v) ? { kind: 'snapshot', id: Number(v) } : { kind: 'tag', name: v };
+    // Paimon: an all-digit version is a snapshot id, anything else a tag name. The digits go
+    // through bigint, so an id past 2^53 is refused as written instead of rounded.
+    return /^\d+$/.test(v) ? snapshotTarget(BigInt(v)) : { kind: 'tag', name: v };
   }
-  if (args.snapshot !== null) {
-    if (args.snapshot <= 0n || args.snapshot > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new PaimonError('INVALID_ARGUMENT', `snapshot id ${args.snapshot} is not a valid snapshot id`);
-    }
-    return { kind: 'snapshot', id: Number(args.snapshot) };
-  }
+  if (args.snapshot !== null) return snapshotTarget(args.snapshot);
   return { kind: 'tag', name: args.tag!.trim() };
+}
+
+function snapshotTarget(id: bigint): RollbackTarget {
+  if (id <= 0n || id > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new PaimonError('INVALID_ARGUMENT', `snapshot id ${id} is not a valid snapshot id`);
+  }
+  return { kind: 'snapshot', id: Number(id) };
 }
 
 const DRY_RUN = { name: 'dry_run', type: 'boolean', default: false, description: 'Plan only: report what would be removed, change nothing.' } as const;

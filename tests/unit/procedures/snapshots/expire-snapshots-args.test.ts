@@ -53,6 +53,15 @@ describe('rollback arguments', () => {
     assert.deepEqual(rollbackTarget({ snapshot: 5n, tag: null }), { kind: 'snapshot', id: 5 });
     assert.deepEqual(rollbackTarget({ snapshot: null, tag: '123' }), { kind: 'tag', name: '123' });
   });
+  test('a snapshot id past 2^53 is refused with its exact digits, by version or by snapshot id', () => {
+    for (const args of [{ version: '9223372036854775807', snapshot: null, tag: null }, { snapshot: 9223372036854775807n, tag: null }]) {
+      assert.throws(
+        () => rollbackTarget(args),
+        (e) => isPaimonError(e, 'INVALID_ARGUMENT') && (e as Error).message.includes('9223372036854775807'),
+      );
+    }
+    assert.deepEqual(rollbackTarget({ version: '9007199254740991', snapshot: null, tag: null }), { kind: 'snapshot', id: 9007199254740991 });
+  });
   test('exactly one target', () => {
     for (const bad of [{ snapshot: null, tag: null }, { snapshot: 1n, tag: 'x' }, { version: '1', snapshot: 1n, tag: null }, { snapshot: 0n, tag: null }]) {
       assert.throws(() => rollbackTarget(bad), (e) => isPaimonError(e, 'INVALID_ARGUMENT'));
