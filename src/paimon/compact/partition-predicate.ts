@@ -116,9 +116,16 @@ function compareValues(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Deepest nesting of parentheses and NOTs in a `where` (the parser and the predicate recurse once per level). */
+export const MAX_PREDICATE_DEPTH = 64;
+/** Most comparisons in one `where` (AND/OR chains evaluate as nested calls, one per comparison). */
+export const MAX_PREDICATE_TERMS = 1000;
+
 export function parsePartitionPredicate(text: string, partitionKeys: readonly string[], defaultName = DEFAULT_PARTITION_NAME): PartitionSpecFilter {
   const toks = tokenize(text);
   let p = 0;
+  let depth = 0;
+  let terms = 0;
   const peek = (): Tok | undefined => toks[p];
   const isKw = (v: string): boolean => peek()?.t === 'kw' && peek()!.v === v;
   const isOp = (v: string): boolean => peek()?.t === 'op' && peek()!.v === v;
@@ -138,18 +145,31 @@ export function parsePartitionPredicate(text: string, partitionKeys: readonly st
     }
     return t.v;
   };
+  const nested = <T>(f: () => T): T => {
+    if (++depth > MAX_PREDICATE_DEPTH) {
+      throw invalid(`where nests parentheses and NOT more than ${MAX_PREDICATE_DEPTH} levels deep; write it flatter (IN lists, fewer parentheses)`);
+    }
+    try {
+      return f();
+    } finally {
+      depth--;
+    }
+  };
   const comparison = (): Pred => {
     if (isOp('(')) {
       p++;
-      const e = orExpr();
+      const e = nested(orExpr);
       if (!isOp(')')) fail("expected ')'");
       p++;
       return e;
     }
     if (isKw('NOT')) {
       p++;
-      const e = comparison();
+      const e = nested(comparison);
       return (v) => !e(v);
+    }
+    if (++terms > MAX_PREDICATE_TERMS) {
+      throw invalid(`where has more than ${MAX_PREDICATE_TERMS} comparisons; use IN lists or the partitions argument`);
     }
     const col = column();
     if (isKw('IS')) {

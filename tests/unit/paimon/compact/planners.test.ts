@@ -3,6 +3,7 @@
  * runs, MergeTreeCompactTask upgrade/rewrite decisions, universal picking, append planning,
  * the k-way merge with each merge engine, and the partition/bucket argument parsers.
  */
+import { isPaimonError } from '../../../../src/paimon/errors.js';
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { toBinaryRow } from '../../../../src/paimon/spec/binary-row.js';
@@ -13,7 +14,7 @@ import { pickUniversal, createUnit } from '../../../../src/paimon/compact/univer
 import { packUnaware, pickBucketedFull, pickBucketedMinor } from '../../../../src/paimon/compact/append-compaction.js';
 import { mergeRuns } from '../../../../src/paimon/compact/sorted-run-merge.js';
 import { createMergeFunction } from '../../../../src/paimon/compact/merge-function.js';
-import { parseBucketsArgument, parsePartitionPredicate, parsePartitionsArgument } from '../../../../src/paimon/compact/partition-predicate.js';
+import { MAX_PREDICATE_DEPTH, MAX_PREDICATE_TERMS, parseBucketsArgument, parsePartitionPredicate, parsePartitionsArgument } from '../../../../src/paimon/compact/partition-predicate.js';
 import type { KeyValue, RowKindByte } from '../../../../src/paimon/data/internal-row.js';
 import type { DataFieldSpec, FieldType } from '../../../../src/paimon/data/field-type.js';
 
@@ -169,6 +170,16 @@ describe('partition and bucket arguments', () => {
     assert.equal(parsePartitionPredicate('dt IS NULL', ['dt', 'hh'])(spec('__DEFAULT_PARTITION__', '1')), true);
     assert.throws(() => parsePartitionPredicate('id = 1', ['dt', 'hh']), /Only partition predicate is supported/);
     assert.throws(() => parsePartitionPredicate("dt = '1' AND", ['dt', 'hh']), /Invalid where/);
+  });
+  test('where: nesting and length past the limits are INVALID_ARGUMENT naming the limit, not a stack overflow', () => {
+    const keys = ['dt', 'hh'];
+    const deep = (n: number, open: string, close: string) => `${open.repeat(n)}dt = '1'${close.repeat(n)}`;
+    for (const text of [deep(10_000, '(', ')'), deep(10_000, 'NOT ', ''), Array.from({ length: 50_000 }, () => "dt = '1'").join(' AND ')]) {
+      assert.throws(() => parsePartitionPredicate(text, keys), (e) => isPaimonError(e, 'INVALID_ARGUMENT') && /more than \d+/.test((e as Error).message));
+    }
+    // At the limits they still parse and evaluate.
+    assert.equal(parsePartitionPredicate(deep(MAX_PREDICATE_DEPTH, '(', ')'), keys)(spec('1', '0')), true);
+    assert.equal(parsePartitionPredicate(Array.from({ length: MAX_PREDICATE_TERMS }, () => "dt = '1'").join(' OR '), keys)(spec('1', '0')), true);
   });
   test('buckets: lists and ranges in [0, bucket)', () => {
     assert.deepEqual([...parseBucketsArgument('0,3-5', 8)].sort(), [0, 3, 4, 5]);
