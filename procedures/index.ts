@@ -1,6 +1,7 @@
 /**
  * The built-in procedures. Each procedure module exports one `defineProcedure({...})`
- * declaration; add it to this list (one import and one entry per module) to make it
+ * declaration; add it to this list (one import and one entry per module), or to its
+ * family's list (procedures/tags/index.ts, procedures/branches/index.ts), to make it
  * callable. The list is the only place that knows which procedures exist; everything else
  * about a procedure (privilege, table lock and FE refresh, heavy-job cap, caller scoping,
  * docs) is read from its declaration. Procedures that need runtime services (the job
@@ -15,6 +16,8 @@ import { rollbackToTimestamp } from './snapshots/rollback-to-timestamp.js';
 import { removeOrphanFiles } from './files/remove-orphan-files.js';
 import { rollbackToAsLatest } from './snapshots/rollback-to-as-latest.js';
 import { compact } from './compaction/compact.js';
+import { tagProcedures } from './tags/index.js';
+import { branchProcedures } from './branches/index.js';
 
 export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [
   expireSnapshots,
@@ -24,6 +27,8 @@ export const builtinProcedures: readonly ProcedureDefinition<readonly ParamSpec[
   removeOrphanFiles,
   rollbackToAsLatest,
   compact,
+  ...tagProcedures,
+  ...branchProcedures,
 ];
 
 export function createDefaultRegistry(extra: readonly ProcedureDefinition<readonly ParamSpec[]>[] = []): ProcedureRegistry {
