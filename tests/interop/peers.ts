@@ -346,6 +346,142 @@ function runProcess(cmd: string, args: string[], what: string, opts: RunOptions 
   });
 }
 
+/**
+ * One long-lived Paimon Java peer (`PaimonTool serve`): commands are JSON lines on its stdin, one
+ * answer line each on its stdout, so a test file pays the JVM and class-loading start once per
+ * class path instead of once per call (seconds each on a busy machine). Requests run one at a
+ * time in arrival order. The child is unref'd while idle, so it never keeps a test process
+ * alive, and it exits when its stdin closes (when this process ends); a request that times out
+ * kills it (SIGKILL, by its pid) and the next request starts a fresh one.
+ */
+class JavaServer {
+  private child: ChildProcess | null = null;
+  private nextId = 1;
+  private tail = Promise.resolve();
+  private lineBuf = '';
+  private stderrTail = '';
+  private waiting: { id: number; done: (line: string | Error) => void } | null = null;
+
+  constructor(
+    private readonly cmd: string,
+    private readonly args: string[],
+  ) {}
+
+  request(main: string, args: string[], catalogOptions: string | null, what: string, opts: RunOptions): Promise<RunResult> {
+    const result = this.tail.then(() => this.send(main, args, catalogOptions, what, opts));
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  private start(): ChildProcess {
+    const child = spawn(this.cmd, this.args, { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    this.lineBuf = '';
+    this.stderrTail = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      this.lineBuf += chunk;
+      let nl: number;
+      while ((nl = this.lineBuf.indexOf('\n')) >= 0) {
+        const line = this.lineBuf.slice(0, nl);
+        this.lineBuf = this.lineBuf.slice(nl + 1);
+        if (line.trim().length > 0) this.waiting?.done(line);
+      }
+    });
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-8000);
+    });
+    const gone = (why: string): void => {
+      if (this.child === child) this.child = null;
+      this.waiting?.done(new Error(why));
+    };
+    child.on('error', (e) => gone(`cannot start ${this.cmd}: ${e.message}`));
+    child.on('exit', (code, signal) => gone(`the Java peer server exited with ${code ?? signal}: ${errorSummary(this.stderrTail)}`));
+    child.stdin!.on('error', () => undefined);
+    this.child = child;
+    return child;
+  }
+
+  private idle(child: ChildProcess, idle: boolean): void {
+    for (const h of [child, child.stdin, child.stdout, child.stderr] as ({ ref(): unknown; unref(): unknown } | null)[]) {
+      if (idle) h?.unref();
+      else h?.ref();
+    }
+  }
+
+  private send(main: string, args: string[], catalogOptions: string | null, what: string, opts: RunOptions): Promise<RunResult> {
+    const child = this.child ?? this.start();
+    const id = this.nextId++;
+    const timeoutMs = opts.timeoutMs ?? 180_000;
+    const started = Date.now();
+    this.idle(child, false);
+    return new Promise<RunResult>((resolvePromise, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting = null;
+        this.idle(child, true);
+        if (this.child === child) this.child = null;
+        child.kill('SIGKILL');
+        reject(new PeerError(`${what}: timed out after ${timeoutMs} ms`, null, '', this.stderrTail));
+      }, timeoutMs);
+      this.waiting = {
+        id,
+        done: (line) => {
+          clearTimeout(timer);
+          this.waiting = null;
+          this.idle(child, true);
+          if (line instanceof Error) {
+            reject(new PeerError(`${what}: ${line.message}`, null, '', this.stderrTail));
+            return;
+          }
+          const answer = JSON.parse(line) as { id: number; code: number; stdout: string; stderr: string };
+          if (answer.id !== id) {
+            reject(new PeerError(`${what}: the Java peer server answered request ${answer.id}, expected ${id}`, null, line, ''));
+            return;
+          }
+          const r: RunResult = { code: answer.code, signal: null, stdout: answer.stdout, stderr: answer.stderr, millis: Date.now() - started };
+          if (r.code !== 0 && !opts.allowFailure) {
+            reject(new PeerError(`${what} exited with ${r.code}: ${errorSummary(r.stderr)}`, r.code, r.stdout, r.stderr));
+          } else {
+            resolvePromise(r);
+          }
+        },
+      };
+      child.stdin!.write(JSON.stringify({ id, main, args, catalogOptions }) + '\n');
+    });
+  }
+
+  stop(): void {
+    this.child?.kill('SIGKILL');
+    this.child = null;
+  }
+}
+
+/** One server per JVM command line (class path and flags), for the life of this process. */
+const javaServers = new Map<string, JavaServer>();
+process.on('exit', () => {
+  for (const s of javaServers.values()) s.stop();
+});
+
+function javaServer(cmd: string, args: string[]): JavaServer {
+  const key = [cmd, ...args].join('\0');
+  let s = javaServers.get(key);
+  if (s === undefined) {
+    s = new JavaServer(cmd, args);
+    javaServers.set(key, s);
+  }
+  return s;
+}
+
+/**
+ * Peer programs whose main() may run inside the long-lived JVM: they neither exit the JVM nor
+ * read stdin, and print through PaimonTool.out. Others (SortKeyTool, CompactBench) get a JVM of
+ * their own per call.
+ */
+const SERVED_MAINS = new Set(['PaimonTool', 'DvTool']);
+
 /** The interesting part of a Java/Python error output: the tool's own message and the causes. */
 function errorSummary(stderr: string): string {
   const lines = stderr.split('\n').filter((l) => l.trim().length > 0);
@@ -622,10 +758,21 @@ export class PaimonJava {
   /** Runs another peer program of tests/interop/java (a class with its own main, compiled with PaimonTool). */
   async runMain(mainClass: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
     this.ensureBuilt();
-    return runProcess(this.javaBin, this.argv(args, mainClass), `${mainClass} ${this.fullVersion} ${args.join(' ')}`, {
-      ...opts,
-      env: this.catalogEnv(opts.env),
-    });
+    const what = `${mainClass} ${this.fullVersion} ${args.join(' ')}`;
+    if (this.served(mainClass, opts)) {
+      const options = this.catalogOptions ? JSON.stringify(this.catalogOptions) : null;
+      return javaServer(this.javaBin, this.argv(['serve'])).request(mainClass, args, options, what, opts);
+    }
+    return runProcess(this.javaBin, this.argv(args, mainClass), what, { ...opts, env: this.catalogEnv(opts.env) });
+  }
+
+  /**
+   * Whether a call runs in the long-lived JVM: quick-start handles only (benchmarks time fresh,
+   * fully compiled JVMs), calls without stdin or extra environment, and PAIMON_JAVA_SERVE=0 turns
+   * it off (to debug one call in a JVM of its own).
+   */
+  private served(mainClass: string, opts: RunOptions): boolean {
+    return this.quickStart && SERVED_MAINS.has(mainClass) && opts.stdin === undefined && opts.env === undefined && process.env.PAIMON_JAVA_SERVE !== '0';
   }
 
   /** Starts a PaimonTool command without waiting (e.g. write-loop while a procedure runs). */

@@ -35,7 +35,7 @@ import java.util.TreeMap;
 public class DvTool {
 
     public static void main(String[] a) throws Exception {
-        PaimonTool.out = new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, java.nio.charset.StandardCharsets.UTF_8);
+        PaimonTool.out = PaimonTool.stdoutForMain();
         if (a.length == 0) throw new IllegalArgumentException("usage: DvTool golden | read-dvs wh db table");
         switch (a[0]) {
             case "golden":

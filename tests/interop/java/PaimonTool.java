@@ -137,6 +137,7 @@ public class PaimonTool {
                 "usage: PaimonTool <command> ...\n"
                         + "  version\n"
                         + "  batch <json-file>   (a JSON array of argument arrays, run in this one JVM; stops at the first failure)\n"
+                        + "  serve               (JSON line requests on stdin, one answer line each on stdout; see serve())\n"
                         + "  create-matrix <warehouse>\n"
                         + "  create-table <warehouse> <db> <table> <schema-json-file>\n"
                         + "  dump <warehouse> <db> <table> [branch]\n"
@@ -168,6 +169,9 @@ public class PaimonTool {
             case "batch":
                 need(a, 2);
                 batch(readFile(a[1]));
+                return;
+            case "serve":
+                serve();
                 return;
             case "create-matrix":
                 need(a, 2);
@@ -287,6 +291,72 @@ public class PaimonTool {
         emit(obj("results", results));
     }
 
+    /**
+     * The catalog options of the command being run: a request's own in serve mode, otherwise the
+     * PAIMON_CATALOG_OPTIONS environment variable of this process.
+     */
+    static String catalogOptionsJson = System.getenv("PAIMON_CATALOG_OPTIONS");
+
+    /** True while serve() runs: peer programs must then write to PaimonTool.out, not to fd 1. */
+    static boolean serving = false;
+
+    /** The stream a peer program's main() prints its JSON to: fd 1, or the request's buffer when serving. */
+    static PrintStream stdoutForMain() {
+        return serving ? out : new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A long-lived peer: one JVM answers many commands, so a test pays the JVM and class-loading
+     * start once instead of once per call. Each stdin line is a JSON request {id, main, args,
+     * catalogOptions}; each answer is one stdout line {id, code, stdout, stderr}, with what the
+     * command printed captured per request (code 1 and the stack trace in stderr on a failure, as a
+     * process of its own would exit). `main` is PaimonTool or another peer program whose main()
+     * neither exits the JVM nor reads stdin. Ends when stdin closes.
+     */
+    static void serve() throws Exception {
+        PrintStream real = out;
+        PrintStream realErr = System.err;
+        serving = true;
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            JsonNode req = JsonSerdeUtil.OBJECT_MAPPER_INSTANCE.readTree(line);
+            String[] args = new String[req.get("args").size()];
+            for (int i = 0; i < args.length; i++) args[i] = req.get("args").get(i).asText();
+            String main = req.has("main") ? req.get("main").asText() : "PaimonTool";
+            JsonNode opts = req.get("catalogOptions");
+            catalogOptionsJson = opts == null || opts.isNull() ? null : opts.asText();
+            java.io.ByteArrayOutputStream outBuf = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream errBuf = new java.io.ByteArrayOutputStream();
+            PrintStream errStream = new PrintStream(errBuf, true, StandardCharsets.UTF_8);
+            out = new PrintStream(outBuf, false, StandardCharsets.UTF_8);
+            System.setErr(errStream);
+            System.setOut(errStream);
+            int code = 0;
+            try {
+                if (args.length > 0 && (args[0].equals("serve"))) throw new IllegalArgumentException("serve cannot nest");
+                if (main.equals("PaimonTool")) run(args);
+                else Class.forName(main).getMethod("main", String[].class).invoke(null, (Object) args);
+            } catch (Throwable t) {
+                Throwable cause = t instanceof java.lang.reflect.InvocationTargetException && t.getCause() != null ? t.getCause() : t;
+                errStream.println(main + " error: " + cause);
+                cause.printStackTrace(errStream);
+                code = 1;
+            } finally {
+                out.flush();
+                errStream.flush();
+                System.setErr(realErr);
+                System.setOut(realErr);
+                out = real;
+            }
+            real.println(toJson(obj("id", req.get("id").asLong(), "code", code,
+                    "stdout", outBuf.toString(StandardCharsets.UTF_8), "stderr", errBuf.toString(StandardCharsets.UTF_8))));
+            real.flush();
+        }
+        serving = false;
+    }
+
     static void need(String[] a, int n) {
         if (a.length < n) usage();
     }
@@ -323,7 +393,7 @@ public class PaimonTool {
         if (!wh.contains("://")) wh = "file://" + Paths.get(wh).toAbsolutePath();
         org.apache.paimon.options.Options options = new org.apache.paimon.options.Options();
         options.set("warehouse", wh);
-        String extra = System.getenv("PAIMON_CATALOG_OPTIONS");
+        String extra = catalogOptionsJson;
         if (extra != null && !extra.isBlank()) {
             Iterator<Map.Entry<String, JsonNode>> it = JsonSerdeUtil.OBJECT_MAPPER_INSTANCE.readTree(extra).fields();
             while (it.hasNext()) {
