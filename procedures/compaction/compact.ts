@@ -31,6 +31,8 @@ import type { ProcedureContext } from '../framework/context.js';
 import { defineProcedure } from '../framework/registry.js';
 import type { ProcedureResult } from '../framework/result.js';
 import { parseOptions } from '../framework/time-args.js';
+import { bounded, quote } from '../framework/quote.js';
+import { didYouMean, type Candidate } from '../framework/suggest.js';
 
 export interface CompactArgs {
   table: string;
@@ -46,23 +48,24 @@ export interface CompactArgs {
 }
 
 const blank = (s: string | null): boolean => s === null || s.trim() === '';
+const choices = (names: readonly string[]): Candidate[] => names.map((name) => ({ name, canonical: name }));
 
 export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Promise<ProcedureResult> {
   const strategy = blank(args.compact_strategy) ? 'full' : args.compact_strategy!.trim().toLowerCase();
   if (strategy !== 'full' && strategy !== 'minor') {
-    throw new ProcedureError('INVALID_ARGUMENT', `The compact strategy only supports 'full' or 'minor', but '${args.compact_strategy}' is configured.`);
+    throw new ProcedureError('INVALID_ARGUMENT', `The compact strategy only supports 'full' or 'minor', but compact_strategy => ${quote(args.compact_strategy!)} was given.${didYouMean(strategy, choices(['full', 'minor']))}`);
   }
   const orderStrategy = blank(args.order_strategy) ? 'none' : args.order_strategy!.trim().toLowerCase();
   if (!['none', 'order', 'zorder', 'hilbert'].includes(orderStrategy)) {
     // CoreOptions.OrderType.of
-    throw new ProcedureError('INVALID_ARGUMENT', `cannot match type: ${args.order_strategy} for ordering (order_strategy is one of none, order, zorder, hilbert)`);
+    throw new ProcedureError('INVALID_ARGUMENT', `cannot match type: ${quote(args.order_strategy!)} for ordering (order_strategy is one of none, order, zorder, hilbert).${didYouMean(orderStrategy, choices(['none', 'order', 'zorder', 'hilbert']))}`);
   }
   const orderBy = blank(args.order_by) ? [] : args.order_by!.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (orderStrategy === 'none' && orderBy.length > 0) throw new ProcedureError('INVALID_ARGUMENT', 'order_strategy "none" cannot work with order_by columns.');
-  if (orderStrategy !== 'none' && orderBy.length === 0) throw new ProcedureError('INVALID_ARGUMENT', `order column could not be empty (order_strategy "${orderStrategy}" needs order_by columns).`);
-  if (orderStrategy !== 'none' && !blank(args.partition_idle_time)) throw new ProcedureError('INVALID_ARGUMENT', "sort compact do not support 'partition_idle_time'.");
+  if (orderStrategy === 'none' && orderBy.length > 0) throw new ProcedureError('INVALID_ARGUMENT', `order_strategy "none" (the default) cannot work with order_by columns; pass order_strategy => 'order', 'zorder' or 'hilbert', or leave order_by out.`);
+  if (orderStrategy !== 'none' && orderBy.length === 0) throw new ProcedureError('INVALID_ARGUMENT', `order column could not be empty (order_strategy => '${orderStrategy}' needs order_by columns, e.g. order_by => 'a,b').`);
+  if (orderStrategy !== 'none' && !blank(args.partition_idle_time)) throw new ProcedureError('INVALID_ARGUMENT', `sort compact (order_strategy => '${orderStrategy}') does not support partition_idle_time.`);
   if (!blank(args.partitions) && !blank(args.where)) throw new ProcedureError('INVALID_ARGUMENT', 'partitions and where cannot be used together.');
-  if (orderStrategy !== 'none' && !blank(args.buckets)) throw new ProcedureError('INVALID_ARGUMENT', 'Specifying buckets is not supported for sort compact.');
+  if (orderStrategy !== 'none' && !blank(args.buckets)) throw new ProcedureError('INVALID_ARGUMENT', `Specifying buckets is not supported for sort compact (order_strategy => '${orderStrategy}').`);
   const idleMs = blank(args.partition_idle_time) ? null : parseDuration(args.partition_idle_time!.trim(), 'partition_idle_time');
   const dynamicOptions = parseOptions(args.options);
 
@@ -89,18 +92,18 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
     if (orderBy.some((c) => partitionKeys.includes(c))) {
       throw new ProcedureError(
         'INVALID_ARGUMENT',
-        `order_by should not contain partition cols, because it is meaningless, your order_by cols are [${orderBy.join(', ')}], and partition cols are [${partitionKeys.join(', ')}]`,
+        `order_by should not contain partition cols, because it is meaningless, your order_by cols are [${bounded(orderBy.join(', '))}], and partition cols are [${partitionKeys.join(', ')}]`,
       );
     }
     if (schema.primaryKeys.length > 0 || bucketNum !== -1) {
       throw new ProcedureError(
         'UNSUPPORTED_TABLE',
-        `compact with sort_type ${args.order_strategy!.trim()} only support unaware-bucket append-only table yet; ${t.identifier} is a ${schema.primaryKeys.length > 0 ? 'primary-key' : 'fixed-bucket append'} table (bucket = ${bucketNum}).`,
+        `compact with order_strategy => '${orderStrategy}' only supports unaware-bucket append-only tables; ${t.identifier} is a ${schema.primaryKeys.length > 0 ? 'primary-key' : 'fixed-bucket append'} table (bucket = ${bucketNum}).`,
       );
     }
     const missing = orderBy.find((c) => !schema.fields.some((f) => f.name === c));
     if (missing !== undefined) {
-      throw new ProcedureError('COLUMN_NOT_FOUND', `Can't find column ${missing} in table columns. Possible columns are [${schema.fields.map((f) => f.name).join(',')}]`);
+      throw new ProcedureError('COLUMN_NOT_FOUND', `Can't find order_by column ${quote(missing)} in table columns.${didYouMean(missing, schema.fields.map((f) => ({ name: f.name, canonical: f.name })))} Possible columns are [${schema.fields.map((f) => f.name).join(',')}]`);
     }
     // The remaining table checks (types, hilbert arity, clustering, formats) raise PaimonErrors.
     checkSortCompactable(t.identifier, schema, options, orderStrategy as SortStrategy, orderBy);

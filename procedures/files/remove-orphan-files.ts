@@ -34,6 +34,7 @@ import { CANDIDATE_AREAS, type CandidateArea } from './orphan-store.js';
 import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
 import type { TableMaintenanceReader } from '../../src/paimon/table/maintenance-reader.js';
 import { parseTimestampMillis } from '../framework/time-args.js';
+import { quote } from '../framework/quote.js';
 
 const DAY_MS = 86_400_000;
 /** Paths listed in the result at most (the counts always cover everything). */
@@ -64,13 +65,13 @@ export function orphanCutoff(args: Pick<RemoveOrphanFilesArgs, 'older_than' | 'f
   if (t >= now) {
     throw new PaimonError(
       'INVALID_ARGUMENT',
-      'The arg olderThan must be less than now, because dataFiles that are currently being written and not referenced by snapshots will be mistakenly cleaned up.',
+      `older_than ${quote(args.older_than)} must be earlier than now, because data files that are being written and not yet referenced by a snapshot would be cleaned up by mistake.`,
     );
   }
   if (now - t < floorMs && !args.force) {
     throw new ProcedureError(
       'UNSAFE_ARGUMENT',
-      `older_than '${args.older_than}' is only ${Math.round((now - t) / 1000)} s ago, younger than the safety floor of ` +
+      `older_than ${quote(args.older_than)} is only ${Math.round((now - t) / 1000)} s ago, younger than the safety floor of ` +
         `${Math.round(floorMs / 1000)} s (procedures.orphan_min_age_ms): files of writes still in flight would look orphaned. ` +
         'Use an older time, or force => true (requires ADMIN).',
     );
@@ -189,7 +190,7 @@ async function openTable(ctx: ProcedureContext, identifier: string): Promise<Ope
 export async function runRemoveOrphanFiles(args: RemoveOrphanFilesArgs, ctx: ProcedureContext): Promise<ProcedureResult> {
   const mode = (args.mode ?? 'distributed').trim().toUpperCase();
   if (mode !== 'LOCAL' && mode !== 'DISTRIBUTED') {
-    throw new PaimonError('INVALID_ARGUMENT', `Unknown mode: ${args.mode}. Only 'DISTRIBUTED' and 'LOCAL' are supported.`);
+    throw new PaimonError('INVALID_ARGUMENT', `Unknown mode: ${quote(args.mode ?? '')}. Only 'DISTRIBUTED' and 'LOCAL' are supported (mode => 'local' or 'distributed').`);
   }
   if (args.parallelism !== null && args.parallelism < 1) {
     throw new PaimonError('INVALID_ARGUMENT', `parallelism must be at least 1, got ${args.parallelism}`);

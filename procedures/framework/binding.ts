@@ -4,9 +4,14 @@
  * mixed; names match case-insensitively (here also through declared aliases); duplicate,
  * unknown and missing arguments are errors; absent optional arguments take the declared
  * default or NULL; values are checked with Spark's up-cast rules (an integer fits a BIGINT or
- * a STRING parameter, a string never fits an INT one). Every error shows the signature.
+ * a STRING parameter, a string never fits an INT one). Every error names the argument as the
+ * user typed it, quotes values through quote() (bounded), suggests the nearest parameter names
+ * for an unknown one (suggest.ts, over names, aliases and the framework arguments) and shows the
+ * signature, framework arguments (`timeout`, `async`) included when the executor has them.
  */
 import { ProcedureError } from './errors.js';
+import { quote } from './quote.js';
+import { didYouMean, type Candidate } from './suggest.js';
 import { formatSignature, type BoundArgs, type ParamSpec, type ParamType, type ProcedureSignature } from './signature.js';
 
 /** A literal argument as the CALL parser produced it. */
@@ -39,7 +44,7 @@ const BIGINT_MAX = 2n ** 63n - 1n;
 export function describeValue(v: ArgumentValue): string {
   switch (v.kind) {
     case 'string':
-      return `string '${v.value.length > 40 ? v.value.slice(0, 40) + '...' : v.value}'`;
+      return `string ${quote(v.value)}`;
     case 'integer':
       return `integer ${v.text}`;
     case 'decimal':
@@ -51,14 +56,26 @@ export function describeValue(v: ArgumentValue): string {
   }
 }
 
-function fail(sig: ProcedureSignature, code: ConstructorParameters<typeof ProcedureError>[0], what: string): never {
-  throw new ProcedureError(code, `${what}. Signature: ${formatSignature(sig)}`);
+/** What a failure shows: the procedure's signature and the framework arguments it accepts too. */
+interface Shown {
+  sig: ProcedureSignature;
+  framework: readonly ParamSpec[];
+}
+
+function fail(shown: Shown, code: ConstructorParameters<typeof ProcedureError>[0], what: string): never {
+  const end = /[.?!]$/.test(what) ? '' : '.';
+  throw new ProcedureError(code, `${what}${end} Signature: ${formatSignature(shown.sig, shown.framework)}`);
+}
+
+/** `retain_max`, or `snapshotId (snapshot_id)` when an alias was typed. */
+function nameAsTyped(p: ParamSpec, spelledAs: string): string {
+  return spelledAs.toLowerCase() === p.name.toLowerCase() ? spelledAs : `${spelledAs} (${p.name})`;
 }
 
 /** Convert one literal to the parameter's type, or explain why it does not fit. */
-function coerce(sig: ProcedureSignature, p: ParamSpec, v: Exclude<ArgumentValue, { kind: 'null' }>): BoundValue {
+function coerce(shown: Shown, p: ParamSpec, spelledAs: string, v: Exclude<ArgumentValue, { kind: 'null' }>): BoundValue {
   const wrong = (detail = ''): never =>
-    fail(sig, 'ARGUMENT_TYPE', `Argument ${p.name} of procedure ${sig.name} must be ${typeName(p.type)}, got ${describeValue(v)}${detail}`);
+    fail(shown, 'ARGUMENT_TYPE', `Argument ${nameAsTyped(p, spelledAs)} of procedure ${shown.sig.name} must be ${typeName(p.type)}, got ${describeValue(v)}${detail}`);
   switch (p.type) {
     case 'string':
       // Spark up-casts any atomic value to STRING.
@@ -77,7 +94,7 @@ function coerce(sig: ProcedureSignature, p: ParamSpec, v: Exclude<ArgumentValue,
       if (v.kind === 'boolean') return v.value;
       // MySQL's TRUE and FALSE are the integers 1 and 0, so MySQL users write them that way.
       if (v.kind === 'integer' && (v.value === 0n || v.value === 1n)) return v.value === 1n;
-      return wrong();
+      return wrong(' (TRUE, FALSE, 1 or 0)');
     case 'double': {
       if (v.kind !== 'integer' && v.kind !== 'decimal') return wrong();
       const n = Number(v.kind === 'integer' ? v.value : v.text);
@@ -101,28 +118,40 @@ export function paramIndex(sig: ProcedureSignature): Map<string, ParamSpec> {
   return m;
 }
 
+/** Every spelling a parameter answers to, for suggestions. */
+function candidatesOf(params: readonly ParamSpec[]): Candidate[] {
+  return params.flatMap((p) => [p.name, ...(p.aliases ?? [])].map((name) => ({ name, canonical: p.name })));
+}
+
 export function bindArguments<Ps extends readonly ParamSpec[]>(
   sig: ProcedureSignature & { readonly params: Ps },
   args: readonly CallArgument[],
   index: Map<string, ParamSpec> = paramIndex(sig),
+  framework: readonly ParamSpec[] = [],
 ): BoundArgs<Ps> {
-  return bindArgumentsDynamic(sig, args, index) as BoundArgs<Ps>;
+  return bindArgumentsDynamic(sig, args, index, framework) as BoundArgs<Ps>;
 }
 
+/**
+ * Bind a call's own arguments. `framework` are the arguments the executor takes out before
+ * binding (ExecutorOptions.frameworkParams): only shown in messages and offered as suggestions.
+ */
 export function bindArgumentsDynamic(
   sig: ProcedureSignature,
   args: readonly CallArgument[],
   index: Map<string, ParamSpec> = paramIndex(sig),
+  framework: readonly ParamSpec[] = [],
 ): AnyBoundArgs {
+  const shown: Shown = { sig, framework };
   const named = args.filter((a) => a.name !== null).length;
   if (named > 0 && named < args.length) {
-    fail(sig, 'ARGUMENTS_MIXED', `Cannot mix named and positional arguments in a call of ${sig.name}`);
+    fail(shown, 'ARGUMENTS_MIXED', `Cannot mix named and positional arguments in a call of ${sig.name}`);
   }
   // Which literal each parameter received, keyed by canonical name; the spelling used is kept for messages.
   const given = new Map<string, { value: ArgumentValue; spelledAs: string }>();
   if (named === 0) {
     if (args.length > sig.params.length) {
-      fail(sig, 'TOO_MANY_ARGUMENTS', `Too many arguments for procedure ${sig.name}: ${args.length} given, at most ${sig.params.length} accepted`);
+      fail(shown, 'TOO_MANY_ARGUMENTS', `Too many arguments for procedure ${sig.name}: ${args.length} given, at most ${sig.params.length} accepted by position`);
     }
     args.forEach((a, i) => {
       const p = sig.params[i]!;
@@ -132,11 +161,14 @@ export function bindArgumentsDynamic(
     for (const a of args) {
       const name = a.name!;
       const p = index.get(name.toLowerCase());
-      if (p === undefined) fail(sig, 'ARGUMENT_UNKNOWN', `Argument ${name} is unknown for procedure ${sig.name}`);
+      if (p === undefined) {
+        const hint = didYouMean(name, [...candidatesOf(sig.params), ...candidatesOf(framework)]);
+        fail(shown, 'ARGUMENT_UNKNOWN', `Argument ${quote(name)} is unknown for procedure ${sig.name}.${hint}`);
+      }
       const prev = given.get(p.name);
       if (prev !== undefined) {
         const how = prev.spelledAs.toLowerCase() === name.toLowerCase() ? '' : ` (also given as ${prev.spelledAs})`;
-        fail(sig, 'ARGUMENT_DUPLICATED', `Procedure argument ${name} is duplicated${how}`);
+        fail(shown, 'ARGUMENT_DUPLICATED', `Procedure argument ${nameAsTyped(p, name)} is duplicated${how}`);
       }
       given.set(p.name, { value: a.value, spelledAs: name });
     }
@@ -146,7 +178,7 @@ export function bindArgumentsDynamic(
   for (const p of sig.params) {
     const g = given.get(p.name);
     if (g !== undefined && g.value.kind !== 'null') {
-      out[p.name] = coerce(sig, p, g.value);
+      out[p.name] = coerce(shown, p, g.spelledAs, g.value);
     } else if (p.required) {
       missing.push(p.name);
     } else {
@@ -154,7 +186,34 @@ export function bindArgumentsDynamic(
     }
   }
   if (missing.length > 0) {
-    fail(sig, 'ARGUMENT_MISSING', `Required parameters [${missing.join(', ')}] of procedure ${sig.name} are missing (NULL counts as missing)`);
+    fail(shown, 'ARGUMENT_MISSING', `Required parameters [${missing.join(', ')}] of procedure ${sig.name} are missing (NULL counts as missing)`);
+  }
+  return out;
+}
+
+/**
+ * Bind the framework arguments of a call (those the executor took out: `timeout`, `async`) with
+ * the ordinary type rules. A failure names the argument as typed and shows the procedure's own
+ * signature with the framework arguments after it, not a signature made of the framework
+ * arguments alone. Only the arguments given are returned (absent ones keep their hooks' defaults).
+ */
+export function bindFrameworkArguments(sig: ProcedureSignature, framework: readonly ParamSpec[], args: readonly CallArgument[]): AnyBoundArgs {
+  const shown: Shown = { sig, framework };
+  const out: AnyBoundArgs = {};
+  const spelled = new Map<string, string>();
+  for (const a of args) {
+    const name = a.name ?? '';
+    const p = framework.find((f) => [f.name, ...(f.aliases ?? [])].some((n) => n.toLowerCase() === name.toLowerCase()));
+    if (p === undefined) {
+      fail(shown, 'ARGUMENT_UNKNOWN', `Argument ${quote(name)} is unknown for procedure ${sig.name}.${didYouMean(name, [...candidatesOf(sig.params), ...candidatesOf(framework)])}`);
+    }
+    const prev = spelled.get(p.name);
+    if (prev !== undefined) {
+      fail(shown, 'ARGUMENT_DUPLICATED', `Procedure argument ${nameAsTyped(p, name)} is duplicated${prev.toLowerCase() === name.toLowerCase() ? '' : ` (also given as ${prev})`}`);
+    }
+    spelled.set(p.name, name);
+    // NULL is bound as NULL: the hooks treat it as not given, as for an absent optional argument.
+    out[p.name] = a.value.kind === 'null' ? null : coerce(shown, p, name, a.value);
   }
   return out;
 }

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LocalReply, Warning } from './reply.js';
-import { bindArgumentsDynamic, type AnyBoundArgs, type CallArgument } from './binding.js';
+import { bindArgumentsDynamic, bindFrameworkArguments, type AnyBoundArgs, type CallArgument } from './binding.js';
 import type { CatalogProvider } from './catalog.js';
 import { createContext, silentLogger, systemClock, type CallerInfo, type Clock, type ProcedureLimits, type ProcedureLogger, type ProgressUpdate } from './context.js';
 import type { CancellationRegistry, NewRunningCall } from './cancellation.js';
@@ -185,9 +185,11 @@ export class ProcedureExecutor {
         throw new ProcedureError('CATALOG_NOT_FOUND', `Catalog '${req.catalog}' is not a configured Paimon catalog (configured: ${this.catalogs.names().join(', ') || 'none'})`);
       }
       proc = this.registry.get(req.procedure, req.catalog);
+      const frameworkParams = this.opts.frameworkParams ?? [];
       const { own, framework } = this.splitFrameworkArgs(proc.paramIndex, req.args);
-      const args = bindArgumentsDynamic(proc.signature, own, proc.paramIndex);
-      const frameworkArgs = framework.length > 0 ? bindFrameworkArgs(proc.signature.name, this.opts.frameworkParams ?? [], framework) : {};
+      // Messages show the framework arguments in the signature and suggest them for near misses.
+      const args = bindArgumentsDynamic(proc.signature, own, proc.paramIndex, frameworkParams);
+      const frameworkArgs = framework.length > 0 ? bindFrameworkArguments(proc.signature, frameworkParams, framework) : {};
       info = {
         queryId: req.queryId ?? randomUUID(),
         catalog: req.catalog,
@@ -326,20 +328,4 @@ export class ProcedureExecutor {
     }
     return { own, framework };
   }
-}
-
-/** Bind framework arguments with the ordinary rules, against a pseudo-signature of them. */
-function bindFrameworkArgs(procedure: string, params: readonly ParamSpec[], args: readonly CallArgument[]): AnyBoundArgs {
-  const sig: ProcedureSignature = {
-    name: procedure,
-    description: 'framework arguments',
-    params: params.map((p) => ({ ...p, required: false })),
-    resultColumns: [],
-    privilege: { privilege: 'SELECT', on: 'table' },
-    destructive: false,
-  };
-  const bound = bindArgumentsDynamic(sig, args);
-  // Only what was given: absent framework arguments stay absent (hooks then use their defaults).
-  const given = new Set(args.map((a) => params.find((p) => [p.name, ...(p.aliases ?? [])].some((n) => n.toLowerCase() === a.name!.toLowerCase()))!.name));
-  return Object.fromEntries(Object.entries(bound).filter(([k]) => given.has(k)));
 }

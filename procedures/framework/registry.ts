@@ -9,6 +9,8 @@ import type { ProcedureContext } from './context.js';
 import type { ProcedureResult } from './result.js';
 import { paramIndex, type AnyBoundArgs } from './binding.js';
 import { ProcedureError } from './errors.js';
+import { bounded } from './quote.js';
+import { didYouMean, type Candidate } from './suggest.js';
 
 export interface ProcedureDefinition<Ps extends readonly ParamSpec[] = readonly ParamSpec[]> extends ProcedureSignature {
   readonly params: Ps;
@@ -59,13 +61,20 @@ export class ProcedureRegistry {
     return this.byName.get(name.toLowerCase());
   }
 
-  /** Lookup or PROCEDURE_NOT_FOUND (1305) listing the procedures that exist. */
-  get(name: string, catalog: string): RegisteredProcedure {
+  /**
+   * Lookup or PROCEDURE_NOT_FOUND (1305): the nearest names first (over names and aliases,
+   * suggest.ts), then the procedures that exist.
+   */
+  get(name: string, catalog?: string): RegisteredProcedure {
     const p = this.lookup(name);
     if (p !== undefined) return p;
     const names = this.names();
     const list = names.length > 0 ? names.join(', ') : '(none registered)';
-    throw new ProcedureError('PROCEDURE_NOT_FOUND', `PROCEDURE ${catalog}.sys.${name} does not exist. Available procedures: ${list}`);
+    const candidates: Candidate[] = [...this.byName].map(([key, reg]) => ({ name: key, canonical: reg.signature.name }));
+    throw new ProcedureError(
+      'PROCEDURE_NOT_FOUND',
+      `PROCEDURE ${catalog === undefined ? '' : `${catalog}.`}sys.${bounded(name)} does not exist.${didYouMean(name, candidates)} Available procedures: ${list}`,
+    );
   }
 
   /** Canonical names and aliases, sorted. */

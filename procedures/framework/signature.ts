@@ -120,19 +120,30 @@ export type BoundArgs<Ps extends readonly ParamSpec[]> = {
       : ValueOf<P> | null;
 };
 
-/** Human signature text used in error messages and listings: `expire_snapshots(table STRING!, retain_max INT, ...)`. */
-export function formatSignature(sig: ProcedureSignature): string {
-  const params = sig.params.map((p) => {
-    let s = `${p.name} ${p.type.toUpperCase()}`;
-    if (p.required) s += ' required';
-    else if (p.default !== undefined) s += ` = ${formatDefault(p.default)}`;
-    if (p.aliases && p.aliases.length > 0) s += ` (alias ${p.aliases.join(', ')})`;
-    return s;
-  });
-  return `${sig.name}(${params.join(', ')})`;
+/**
+ * Human signature text used in error messages and listings:
+ * `expire_snapshots(table STRING required, retain_max INT, ...; by name only: timeout STRING, async BOOLEAN)`.
+ * `framework` are the arguments every procedure accepts by name (ExecutorOptions.frameworkParams):
+ * they come after the procedure's own, which can also be given by position; one that the
+ * procedure declares itself is shown once, as its own.
+ */
+export function formatSignature(sig: Pick<ProcedureSignature, 'name' | 'params'>, framework: readonly ParamSpec[] = []): string {
+  const own = sig.params.map(formatParam);
+  const taken = new Set(sig.params.flatMap((p) => [p.name, ...(p.aliases ?? [])].map((n) => n.toLowerCase())));
+  const extra = framework.filter((p) => !taken.has(p.name.toLowerCase())).map(formatParam);
+  return `${sig.name}(${own.join(', ')}${extra.length > 0 ? `${own.length > 0 ? '; ' : ''}by name only: ${extra.join(', ')}` : ''})`;
 }
 
-function formatDefault(v: string | number | bigint | boolean): string {
+function formatParam(p: ParamSpec): string {
+  let s = `${p.name} ${p.type.toUpperCase()}`;
+  if (p.required) s += ' required';
+  else if (p.default !== undefined) s += ` = ${formatDefault(p.default)}`;
+  if (p.aliases && p.aliases.length > 0) s += ` (alias ${p.aliases.join(', ')})`;
+  return s;
+}
+
+/** A default as a CALL would spell it: `'x'`, `TRUE`, `10`. */
+export function formatDefault(v: string | number | bigint | boolean): string {
   if (typeof v === 'string') return `'${v}'`;
   if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
   return String(v);

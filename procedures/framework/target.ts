@@ -7,6 +7,7 @@
  * branch is missing", no case folding). System tables (`tbl$snapshots`) are refused.
  */
 import { ProcedureError } from './errors.js';
+import { quote } from './quote.js';
 import type { ProcedureCatalog } from './catalog.js';
 import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
 
@@ -35,7 +36,7 @@ export interface ParseIdentifierOptions {
 }
 
 function invalid(argument: string, text: string, why: string): never {
-  throw new ProcedureError('INVALID_ARGUMENT', `Invalid table identifier '${text}' for argument ${argument}: ${why}`);
+  throw new ProcedureError('INVALID_ARGUMENT', `Invalid table identifier ${quote(text)} for argument ${argument}: ${why}`);
 }
 
 /** Split a dotted name into parts, honouring back-quotes (with `` `` `` as an escaped back-quote). */
@@ -73,7 +74,7 @@ function splitParts(text: string, argument: string): string[] {
     }
     parts.push(part);
     if (i >= n) break;
-    if (text[i] !== '.') invalid(argument, text, `unexpected '${text[i]}' after a quoted name`);
+    if (text[i] !== '.') invalid(argument, text, `unexpected ${quote(text[i]!)} after a quoted name`);
     i++;
     if (i >= n) invalid(argument, text, 'it ends with a dot');
   }
@@ -99,7 +100,7 @@ export function parseTableIdentifier(text: string, opts: ParseIdentifierOptions)
     object = parts[1]!;
   } else if (parts.length === 3) {
     if (parts[0] !== opts.catalog) {
-      invalid(argument, text, `it names catalog '${parts[0]}' but the procedure was called in catalog '${opts.catalog}'`);
+      invalid(argument, text, `it names catalog ${quote(parts[0]!)} but the procedure was called in catalog '${opts.catalog}'`);
     }
     database = parts[1]!;
     object = parts[2]!;
@@ -125,7 +126,7 @@ export function parseTableIdentifier(text: string, opts: ParseIdentifierOptions)
   if (rest.length > 0) {
     throw new ProcedureError(
       'UNSUPPORTED_TABLE',
-      `'${text}' names the system table $${rest.join('$')}; procedures act on data tables (db.table or db.table$branch_<name>)`,
+      `${quote(text)} names the system table ${quote(`$${rest.join('$')}`)}; procedures act on data tables (db.table or db.table$branch_<name>)`,
     );
   }
   return { database, table, branch };
@@ -140,15 +141,15 @@ export async function resolveTable(catalog: ProcedureCatalog, id: TableIdentifie
     throw new ProcedureError('INVALID_ARGUMENT', `resolveTable needs one table, not ${id.database}.*; use resolveDatabase`);
   }
   if (!(await catalog.databaseExists(id.database))) {
-    throw new ProcedureError('DATABASE_NOT_FOUND', `Database '${id.database}' does not exist in catalog '${catalog.name}'`);
+    throw new ProcedureError('DATABASE_NOT_FOUND', `Database ${quote(id.database)} does not exist in catalog '${catalog.name}'`);
   }
   if ((await catalog.tableLocation(id.database, id.table)) === null) {
-    throw new ProcedureError('TABLE_NOT_FOUND', `Table '${id.database}.${id.table}' does not exist in catalog '${catalog.name}'`);
+    throw new ProcedureError('TABLE_NOT_FOUND', `Table ${quote(`${id.database}.${id.table}`)} does not exist in catalog '${catalog.name}'`);
   }
   if (id.branch !== null && !(await catalog.branchExists(id.database, id.table, id.branch))) {
     throw new ProcedureError(
       'BRANCH_NOT_FOUND',
-      `Branch '${id.branch}' does not exist on table '${id.database}.${id.table}' in catalog '${catalog.name}'`,
+      `Branch ${quote(id.branch)} does not exist on table ${quote(`${id.database}.${id.table}`)} in catalog '${catalog.name}'`,
     );
   }
   return catalog.getTable({ database: id.database, table: id.table, ...(id.branch === null ? {} : { branch: id.branch }) });
@@ -157,7 +158,7 @@ export async function resolveTable(catalog: ProcedureCatalog, id: TableIdentifie
 /** Resolve `db.*`: the database must exist; returns its tables (each resolved lazily by the caller). */
 export async function resolveDatabase(catalog: ProcedureCatalog, database: string): Promise<string[]> {
   if (!(await catalog.databaseExists(database))) {
-    throw new ProcedureError('DATABASE_NOT_FOUND', `Database '${database}' does not exist in catalog '${catalog.name}'`);
+    throw new ProcedureError('DATABASE_NOT_FOUND', `Database ${quote(database)} does not exist in catalog '${catalog.name}'`);
   }
   return catalog.listTables(database);
 }

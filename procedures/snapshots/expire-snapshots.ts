@@ -14,7 +14,7 @@
  *   (a larger latest id) do not invalidate the plan: they only add protection.
  */
 import { PaimonError } from '../../src/paimon/errors.js';
-import { selectExpireRange, isChangelogDecoupled } from '../../src/paimon/maintenance/expire-selection.js';
+import { selectExpireRange, isChangelogDecoupled, validateRetention, type RetentionSources } from '../../src/paimon/maintenance/expire-selection.js';
 import { emptyExpirePlan, planExpire, type ExpirePlan } from '../../src/paimon/maintenance/expire-plan.js';
 import type { SnapshotLike } from '../../src/paimon/maintenance/types.js';
 import { commitHint, EARLIEST, LATEST, readHint } from '../../src/paimon/table/hint-file.js';
@@ -25,7 +25,8 @@ import type { ProcedureResult } from '../framework/result.js';
 import { compactIdRanges, deleteFiles, DeletionTally } from '../framework/file-deleter.js';
 import { generationChanges, readGeneration, type Generation } from '../framework/generation.js';
 import type { TableMaintenanceReader } from '../../src/paimon/table/maintenance-reader.js';
-import { intOption, parseDurationMillis, parseOptions, parseTimestampMillis } from '../framework/time-args.js';
+import { intOption, optionSource, parseDurationMillis, parseOptions, parseTimestampMillis } from '../framework/time-args.js';
+import { quote } from '../framework/quote.js';
 
 const INT_MAX = 2_147_483_647;
 const PLAN_ATTEMPTS = 3;
@@ -48,20 +49,42 @@ interface ExpireSettings {
   timeRetainMs: number;
   changelogDecoupled: boolean;
   produceChangelog: boolean;
+  /** Where retainMax, retainMin and maxDeletes came from when not from their arguments (messages). */
+  sources: RetentionSources;
 }
 
-/** ProcedureUtils.fillInSnapshotOptions, with dynamic `options` applied over the table's first. */
+/** Paimon's CoreOptions defaults of the options expire_snapshots reads. */
+const DEFAULT_RETAIN_MAX = INT_MAX;
+const DEFAULT_RETAIN_MIN = 10;
+const DEFAULT_EXPIRE_LIMIT = 50;
+const DEFAULT_TIME_RETAINED_MS = 3_600_000;
+
+/**
+ * ProcedureUtils.fillInSnapshotOptions, with dynamic `options` applied over the table's first.
+ * Each value not passed as its argument remembers its source (the options argument, the table
+ * option, or the default), so that a refusal says what to change.
+ */
 export function expireSettings(args: ExpireSnapshotsArgs, tableOptions: Record<string, string>, now: number): ExpireSettings {
-  const opts = { ...tableOptions, ...parseOptions(args.options) };
-  const retainMax = args.retain_max ?? intOption(opts, 'snapshot.num-retained.max', INT_MAX);
-  const retainMin = args.retain_min ?? intOption(opts, 'snapshot.num-retained.min', 10);
-  const maxDeletes = args.max_deletes ?? intOption(opts, 'snapshot.expire.limit', 50);
-  let timeRetainMs = opts['snapshot.time-retained'] !== undefined ? parseDurationMillis(opts['snapshot.time-retained'], 'snapshot.time-retained') : 3_600_000;
+  const dynamic = parseOptions(args.options);
+  const opts = { ...tableOptions, ...dynamic };
+  const sources: RetentionSources = {};
+  const fromOption = (arg: number | null, key: string, dflt: number, which: keyof RetentionSources): number => {
+    if (arg !== null) return arg;
+    const source = optionSource(key, dynamic, tableOptions);
+    sources[which] = source;
+    return intOption(opts, key, dflt, source);
+  };
+  const retainMax = fromOption(args.retain_max, 'snapshot.num-retained.max', DEFAULT_RETAIN_MAX, 'retainMax');
+  const retainMin = fromOption(args.retain_min, 'snapshot.num-retained.min', DEFAULT_RETAIN_MIN, 'retainMin');
+  const maxDeletes = fromOption(args.max_deletes, 'snapshot.expire.limit', DEFAULT_EXPIRE_LIMIT, 'maxDeletes');
+  const timeRetained = opts['snapshot.time-retained'];
+  let timeRetainMs =
+    timeRetained !== undefined ? parseDurationMillis(timeRetained, optionSource('snapshot.time-retained', dynamic, tableOptions)) : DEFAULT_TIME_RETAINED_MS;
   let olderThanMillis = now - timeRetainMs;
   if (args.older_than !== null && args.older_than.trim() !== '') {
     olderThanMillis = parseTimestampMillis(args.older_than, 'older_than');
     if (olderThanMillis > now) {
-      throw new PaimonError('INVALID_ARGUMENT', `older_than '${args.older_than}' is in the future; it must be earlier than now`);
+      throw new PaimonError('INVALID_ARGUMENT', `older_than ${quote(args.older_than)} is in the future; it must be earlier than now`);
     }
     timeRetainMs = now - olderThanMillis;
   }
@@ -76,7 +99,10 @@ export function expireSettings(args: ExpireSnapshotsArgs, tableOptions: Record<s
     },
   );
   const producer = (opts['changelog-producer'] ?? 'none').toLowerCase();
-  return { retainMax, retainMin, maxDeletes, olderThanMillis, timeRetainMs, changelogDecoupled, produceChangelog: producer !== 'none' };
+  const settings = { retainMax, retainMin, maxDeletes, olderThanMillis, timeRetainMs, changelogDecoupled, produceChangelog: producer !== 'none', sources };
+  // Refused before the table is read any further: the message says where each value came from.
+  validateRetention(settings);
+  return settings;
 }
 
 interface PlannedExpiry {
@@ -299,14 +325,14 @@ export const expireSnapshots = defineProcedure({
     "Expire old snapshots of a table (Paimon's ExpireSnapshotsImpl): keeps the newest retain_min, drops anything older than the newest retain_max, keeps snapshots within the time window, at most max_deletes per call; tagged snapshots and consumer positions are protected. With a decoupled changelog lifecycle (changelog.num-retained.* or changelog.time-retained keeping more than the snapshots), each expired snapshot stays as a long-lived changelog/changelog-<id> with its changelog files, as Paimon's writer-side expiry keeps it.",
   params: [
     { name: 'table', type: 'string', required: true, description: "Table identifier 'db.tbl' or 'db.tbl$branch_<name>'." },
-    { name: 'retain_max', type: 'int', description: 'Maximum number of snapshots to keep (default: table option snapshot.num-retained.max).' },
-    { name: 'retain_min', type: 'int', description: 'Minimum number of snapshots to keep, at least 1 (default: snapshot.num-retained.min, 10).' },
+    { name: 'retain_max', type: 'int', description: 'Maximum number of snapshots to keep (default: the table option snapshot.num-retained.max; no limit when unset).' },
+    { name: 'retain_min', type: 'int', description: 'Minimum number of snapshots to keep, at least 1 (default: the table option snapshot.num-retained.min; 10 when unset).' },
     {
       name: 'older_than',
       type: 'string',
-      description: "Only expire snapshots whose successor was committed before this time ('yyyy-MM-dd HH:mm:ss', proxy local time); default now - snapshot.time-retained (1 h).",
+      description: "Only expire snapshots whose successor was committed before this time ('yyyy-MM-dd HH:mm:ss', proxy local time); default now - the table option snapshot.time-retained (1 h when unset).",
     },
-    { name: 'max_deletes', type: 'int', description: 'At most this many snapshots per call (default: snapshot.expire.limit, 50).' },
+    { name: 'max_deletes', type: 'int', description: 'At most this many snapshots per call (default: the table option snapshot.expire.limit; 50 when unset).' },
     { name: 'options', type: 'string', description: "Dynamic table options for this call, 'k1=v1,k2=v2'." },
     { name: 'dry_run', type: 'boolean', default: false, description: 'Plan only: report what would be deleted, change nothing.' },
   ],

@@ -17,8 +17,11 @@ import { PaimonError, isPaimonError } from '../../src/paimon/errors.js';
 import type { Snapshot } from '../../src/paimon/spec/snapshot.js';
 import { trimToSnapshot } from '../../src/paimon/spec/tag.js';
 import { ProcedureError } from '../framework/errors.js';
+import { quote } from '../framework/quote.js';
 import type { ProcedureContext } from '../framework/context.js';
 import { defineProcedure } from '../framework/registry.js';
+import type { RollbackTarget } from '../../src/paimon/maintenance/rollback-plan.js';
+import { readRollbackState, withNearbyTargets } from './rollback-to.js';
 import type { ProcedureResult } from '../framework/result.js';
 
 export const ROLLBACK_TO_AS_LATEST_TAG_PREFIX = 'rollback-to-as-latest-';
@@ -33,7 +36,10 @@ export interface RollbackToAsLatestArgs {
 export async function runRollbackToAsLatest(args: RollbackToAsLatestArgs, ctx: ProcedureContext): Promise<ProcedureResult> {
   const hasTag = args.tag !== null && args.tag.trim() !== '';
   const hasSnapshot = args.snapshot_id !== null;
-  if (hasTag === hasSnapshot) throw new PaimonError('INVALID_ARGUMENT', 'Must specify exactly one of tag and snapshot_id.');
+  if (hasTag === hasSnapshot) {
+    const given = hasTag ? `got tag => ${quote(args.tag!)} and snapshot_id => ${args.snapshot_id}` : 'none was given';
+    throw new PaimonError('INVALID_ARGUMENT', `rollback_to_as_latest needs exactly one of tag, snapshot_id; ${given}.`);
+  }
 
   const t = await ctx.resolveTable(args.table);
   const commitUser = `${ROLLBACK_TO_AS_LATEST_TAG_PREFIX}${randomUUID()}`;
@@ -45,16 +51,28 @@ export async function runRollbackToAsLatest(args: RollbackToAsLatestArgs, ctx: P
 
   let target: Snapshot;
   let targetTag: string | null = null;
+  // A missing target is told what exists near it (only read on that path).
+  const nearby = async (e: unknown, missing: RollbackTarget): Promise<unknown> => withNearbyTargets(e, await readRollbackState(t.maintenanceReader()), missing);
   if (hasTag) {
     targetTag = args.tag!.trim();
-    target = trimToSnapshot(await tags.getOrThrow(targetTag));
+    try {
+      target = trimToSnapshot(await tags.getOrThrow(targetTag));
+    } catch (e) {
+      throw await nearby(e, { kind: 'tag', name: targetTag });
+    }
   } else {
     const id = Number(args.snapshot_id);
-    const s = Number.isSafeInteger(id) && id > 0 ? await snapshots.tryGetSnapshot(id) : null;
+    if (!Number.isSafeInteger(id) || id <= 0) {
+      throw new PaimonError('INVALID_ARGUMENT', `snapshot_id ${args.snapshot_id} is not a valid snapshot id (1 to ${Number.MAX_SAFE_INTEGER})`);
+    }
+    const s = await snapshots.tryGetSnapshot(id);
     if (s !== null) target = s;
     else {
       const tagged = (await t.maintenanceReader().tags()).find((x) => x.snapshot.id === id);
-      if (!tagged) throw new PaimonError('SNAPSHOT_NOT_FOUND', `Snapshot '${args.snapshot_id}' to roll back to doesn't exist.`);
+      if (!tagged) {
+        const e = new PaimonError('SNAPSHOT_NOT_FOUND', `Snapshot '${args.snapshot_id}' to roll back to doesn't exist.`);
+        throw await nearby(e, { kind: 'snapshot', id });
+      }
       targetTag = tagged.name;
       target = trimToSnapshot(await tags.getOrThrow(tagged.name));
     }

@@ -26,7 +26,13 @@ export async function runRollbackToTimestamp(
     if (s === null) throw new PaimonError('SNAPSHOT_NOT_FOUND', `snapshot ${sid} of ${t.identifier} disappeared while searching; retry`);
     return s.timeMillis;
   });
-  if (id === null) throw new PaimonError('SNAPSHOT_NOT_FOUND', `Can not find snapshot earlier than ${ts}`);
+  if (id === null) {
+    const earliestId = state.generation.earliestId;
+    const earliest = earliestId === null ? null : await r.trySnapshot(earliestId);
+    const at = (ms: number): string => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? ` (${new Date(ms).toISOString()})` : '');
+    const where = earliest === null ? '' : `: the earliest snapshot, ${earliest.id}, was committed at ${earliest.timeMillis}${at(earliest.timeMillis)}`;
+    throw new PaimonError('SNAPSHOT_NOT_FOUND', `Can not find snapshot earlier than ${ts}${at(ts)}${where}; pass timestamp => ${earliest?.timeMillis ?? 'a later time'} or later.`);
+  }
   const plan = makeRollbackPlan(state, { kind: 'snapshot', id });
   const row = await executeRollback(r, state, plan, args.dry_run, ctx);
   return { rows: [row], info: `${args.dry_run ? 'would roll back' : 'rolled back'} ${t.identifier} to snapshot ${id}` };

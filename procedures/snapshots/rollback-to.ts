@@ -11,7 +11,7 @@
  * after the LATEST hint moved would build on the removed history; we detect a snapshot
  * above the pinned latest afterwards and report it.
  */
-import { PaimonError } from '../../src/paimon/errors.js';
+import { PaimonError, isPaimonError } from '../../src/paimon/errors.js';
 import { commitHint, EARLIEST, LATEST, listVersionedFileStatus, readHint } from '../../src/paimon/table/hint-file.js';
 import { isNoopRollback, planRollback, type RollbackPlan, type RollbackTarget } from '../../src/paimon/maintenance/rollback-plan.js';
 import type { Snapshot } from '../../src/paimon/spec/snapshot.js';
@@ -25,6 +25,8 @@ import type { ProcedureResult, ResultRow } from '../framework/result.js';
 import type { ResultColumnSpec } from '../framework/signature.js';
 import { compactIdRanges, DeletionTally } from '../framework/file-deleter.js';
 import { generationChanges, readGeneration, type Generation } from '../framework/generation.js';
+import { describeNearbyNames, describeNearbySnapshots } from '../framework/nearby.js';
+import { quote } from '../framework/quote.js';
 
 export const ROLLBACK_RESULT_COLUMNS: readonly ResultColumnSpec[] = [
   { name: 'previous_snapshot_id', type: 'bigint', description: "Latest snapshot id before the rollback (Paimon's result)." },
@@ -60,6 +62,22 @@ export async function readRollbackState(r: TableMaintenanceReader): Promise<Roll
   return { generation, tags: await r.tags(), snapshotIds, changelogIds: await r.table.changelogManager().sortedChangelogIds(), earliestHint };
 }
 
+/** A missing target's error, told what exists near it (the snapshot range and nearest ids, the tags spelt like it). */
+export function withNearbyTargets(e: unknown, state: Pick<RollbackState, 'snapshotIds' | 'tags'>, target: RollbackTarget): unknown {
+  if (target.kind === 'tag' && isPaimonError(e, 'TAG_NOT_FOUND')) {
+    const names = state.tags.map((x) => x.name);
+    return new PaimonError('TAG_NOT_FOUND', `Tag ${quote(target.name)} doesn't exist.${describeNearbyNames(names, target.name, TAG_WORDS)}`, { cause: e });
+  }
+  if (target.kind === 'snapshot' && isPaimonError(e, 'SNAPSHOT_NOT_FOUND')) {
+    const tagged = state.tags.filter((x) => x.snapshot.id < target.id).sort((a, b) => b.snapshot.id - a.snapshot.id)[0];
+    const tagHint = tagged !== undefined && !state.snapshotIds.has(tagged.snapshot.id) ? ` Tag ${quote(tagged.name)} still holds expired snapshot ${tagged.snapshot.id}.` : '';
+    return new PaimonError('SNAPSHOT_NOT_FOUND', `Rollback snapshot '${target.id}' doesn't exist.${describeNearbySnapshots(state.snapshotIds, target.id)}${tagHint}`, { cause: e });
+  }
+  return e;
+}
+
+const TAG_WORDS = { one: 'tag', many: 'tags' } as const;
+
 export function makeRollbackPlan(state: RollbackState, target: RollbackTarget): RollbackPlan {
   // The snapshot files present decide what to delete, not the hints: after a rollback that
   // was killed midway, LATEST already names the target while later snapshot files remain.
@@ -69,16 +87,21 @@ export function makeRollbackPlan(state: RollbackState, target: RollbackTarget): 
     if (latestId === null || id > latestId) latestId = id;
     if (earliestId === null || id < earliestId) earliestId = id;
   }
-  const plan = planRollback(
-    {
-      earliestId,
-      latestId,
-      snapshotExists: (id) => state.snapshotIds.has(id),
-      tags: state.tags.map((x) => ({ name: x.name, snapshotId: x.snapshot.id })),
-      changelogIds: state.changelogIds,
-    },
-    target,
-  );
+  let plan: RollbackPlan;
+  try {
+    plan = planRollback(
+      {
+        earliestId,
+        latestId,
+        snapshotExists: (id) => state.snapshotIds.has(id),
+        tags: state.tags.map((x) => ({ name: x.name, snapshotId: x.snapshot.id })),
+        changelogIds: state.changelogIds,
+      },
+      target,
+    );
+  } catch (e) {
+    throw withNearbyTargets(e, state, target);
+  }
   // A rerun after a kill that had restored the target below the old earliest: EARLIEST still
   // names a snapshot that is gone or later than the target; point it at the target.
   if (plan.earliestHint === null && state.earliestHint !== null && state.earliestHint > plan.target.snapshotId) {
@@ -215,26 +238,45 @@ function blank(s: string | null): boolean {
   return s === null || s.trim() === '';
 }
 
+/** The argument names of one rollback procedure, as the user types them (for messages). */
+export interface RollbackTargetNames {
+  procedure: string;
+  snapshot: string;
+  tag: string;
+  version?: string;
+}
+
 /** Exactly one of version / snapshot / tag (Spark's rule; we apply it to Flink's name too). */
-export function rollbackTarget(args: { version?: string | null; snapshot: bigint | null; tag: string | null }): RollbackTarget {
+export function rollbackTarget(
+  args: { version?: string | null; snapshot: bigint | null; tag: string | null },
+  names: RollbackTargetNames = { procedure: 'rollback', version: 'version', snapshot: 'snapshot', tag: 'tag' },
+): RollbackTarget {
   const version = args.version ?? null;
-  const given = [!blank(version), args.snapshot !== null, !blank(args.tag)].filter(Boolean).length;
-  if (given !== 1) {
-    throw new PaimonError('INVALID_ARGUMENT', 'only can set one of version/snapshot/tag in RollbackProcedure.');
+  const given = [
+    !blank(version) ? `${names.version ?? 'version'} => ${quote(version!)}` : null,
+    args.snapshot !== null ? `${names.snapshot} => ${args.snapshot}` : null,
+    !blank(args.tag) ? `${names.tag} => ${quote(args.tag!)}` : null,
+  ].filter((g): g is string => g !== null);
+  if (given.length !== 1) {
+    const accepted = [names.version, names.snapshot, names.tag].filter((n): n is string => n !== undefined).join(', ');
+    throw new PaimonError(
+      'INVALID_ARGUMENT',
+      `${names.procedure} needs exactly one of ${accepted}; ${given.length === 0 ? 'none was given' : `got ${given.join(' and ')}`}.`,
+    );
   }
   if (!blank(version)) {
     const v = version!.trim();
     // Paimon: an all-digit version is a snapshot id, anything else a tag name. The digits go
     // through bigint, so an id past 2^53 is refused as written instead of rounded.
-    return /^\d+$/.test(v) ? snapshotTarget(BigInt(v)) : { kind: 'tag', name: v };
+    return /^\d+$/.test(v) ? snapshotTarget(BigInt(v), names.version ?? 'version') : { kind: 'tag', name: v };
   }
-  if (args.snapshot !== null) return snapshotTarget(args.snapshot);
+  if (args.snapshot !== null) return snapshotTarget(args.snapshot, names.snapshot);
   return { kind: 'tag', name: args.tag!.trim() };
 }
 
-function snapshotTarget(id: bigint): RollbackTarget {
+function snapshotTarget(id: bigint, argument: string): RollbackTarget {
   if (id <= 0n || id > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new PaimonError('INVALID_ARGUMENT', `snapshot id ${id} is not a valid snapshot id`);
+    throw new PaimonError('INVALID_ARGUMENT', `${argument} ${id} is not a valid snapshot id (1 to ${Number.MAX_SAFE_INTEGER})`);
   }
   return { kind: 'snapshot', id: Number(id) };
 }
@@ -257,7 +299,7 @@ export const rollbackTo = defineProcedure({
   resultColumns: ROLLBACK_RESULT_COLUMNS,
   privilege: { privilege: 'ALTER', on: 'table' },
   destructive: true,
-  run: (args, ctx) => runRollback(args.table, rollbackTarget({ snapshot: args.snapshot_id, tag: args.tag }), args.dry_run, ctx),
+  run: (args, ctx) => runRollback(args.table, rollbackTarget({ snapshot: args.snapshot_id, tag: args.tag }, { procedure: 'rollback_to', snapshot: 'snapshot_id', tag: 'tag' }), args.dry_run, ctx),
 });
 
 /** Spark's `rollback(table, version, snapshot, tag)`. */

@@ -65,10 +65,23 @@ export type ShowPredicate =
 /** `LIKE 'p'`, or `WHERE <column> (= | LIKE) 'x' | <column> IN ('a', ...) [OR ...]`. */
 export type ShowFilter = { kind: 'like'; pattern: string } | { kind: 'where'; predicates: ShowPredicate[] };
 
+/** A table as a statement names it: `t`, `db.t` or `catalog.db.t` (a `FROM db` after it fills db). */
+export interface TableRef {
+  catalog: string | null;
+  db: string | null;
+  table: string;
+}
+
 export type ShowStatement = { scope: VariableScope; full: boolean } & (
   | { what: 'VARIABLES' | 'STATUS' | 'CATALOGS' | 'PROCEDURES' | 'CHARSET' | 'COLLATION'; filter: ShowFilter | null }
   | { what: 'DATABASES'; from: string | null; filter: ShowFilter | null }
   | { what: 'TABLES'; from: UseStatement | null; filter: ShowFilter | null }
+  /** `SHOW [FULL] COLUMNS | FIELDS FROM t [FROM db]`; `SHOW INDEX | INDEXES | KEYS FROM t [FROM db]`. */
+  | { what: 'COLUMNS' | 'INDEX'; table: TableRef; filter: ShowFilter | null }
+  | { what: 'CREATE TABLE'; table: TableRef }
+  /** `SHOW PROCEDURE <name>` (also `sys.<name>`, `<catalog>.sys.<name>`): one procedure in full. */
+  | { what: 'PROCEDURE'; name: string }
+  | { what: 'TABLE STATUS'; from: UseStatement | null; filter: ShowFilter | null }
   | { what: 'WARNINGS' | 'ERRORS' | 'ENGINES' | 'PLUGINS' }
   /** `SHOW COUNT(*) WARNINGS | ERRORS`: the word as written, upper-cased. */
   | { what: 'COUNT'; of: string }
@@ -234,6 +247,15 @@ export function parseShow(sql: string): ShowStatement | null {
         c.end();
         return { ...head, what: word === 'CHARACTER' ? 'CHARSET' : word, filter };
       }
+      case 'PROCEDURE': {
+        // MySQL's SHOW PROCEDURE STATUS / CODE are not ours: they stay unanswered here.
+        const next = c.peek();
+        if (next.kind === 'ident' && !next.quoted && ['STATUS', 'CODE'].includes(next.value.toUpperCase())) return null;
+        let name = c.expectIdent('a procedure name');
+        while (c.punct('.')) name = c.expectIdent('a procedure name');
+        c.end();
+        return { ...head, what: 'PROCEDURE', name };
+      }
       case 'DATABASES':
       case 'SCHEMAS': {
         const from = c.kw('FROM') || c.kw('IN') ? c.expectIdent('a catalog name') : null;
@@ -242,14 +264,36 @@ export function parseShow(sql: string): ShowStatement | null {
         return { ...head, what: 'DATABASES', from, filter };
       }
       case 'TABLES': {
-        let from: UseStatement | null = null;
-        if (c.kw('FROM') || c.kw('IN')) {
-          const first = c.expectIdent('a database name');
-          from = c.punct('.') ? { catalog: first, db: c.expectIdent('a database name') } : { catalog: null, db: first };
-        }
+        const from = databaseFrom(c);
         const filter = showFilter(c);
         c.end();
         return { ...head, what: 'TABLES', from, filter };
+      }
+      case 'COLUMNS':
+      case 'FIELDS':
+      case 'INDEX':
+      case 'INDEXES':
+      case 'KEYS': {
+        if (!c.kw('FROM') && !c.kw('IN')) return null;
+        let table = tableRef(c);
+        const db = databaseFrom(c);
+        if (db !== null) table = { catalog: db.catalog ?? table.catalog, db: db.db, table: table.table };
+        const filter = showFilter(c);
+        c.end();
+        return { ...head, what: word === 'COLUMNS' || word === 'FIELDS' ? 'COLUMNS' : 'INDEX', table, filter };
+      }
+      case 'CREATE': {
+        if (!c.kw('TABLE')) return null;
+        const table = tableRef(c);
+        c.end();
+        return { ...head, what: 'CREATE TABLE', table };
+      }
+      case 'TABLE': {
+        if (!c.kw('STATUS')) return null;
+        const from = databaseFrom(c);
+        const filter = showFilter(c);
+        c.end();
+        return { ...head, what: 'TABLE STATUS', from, filter };
       }
       case 'WARNINGS':
       case 'ERRORS':
@@ -270,6 +314,33 @@ export function parseShow(sql: string): ShowStatement | null {
         return null;
     }
   });
+}
+
+/** `FROM | IN db` or `FROM | IN catalog.db`, or null when neither keyword comes next. */
+function databaseFrom(c: TokenCursor): UseStatement | null {
+  if (!c.kw('FROM') && !c.kw('IN')) return null;
+  const first = c.expectIdent('a database name');
+  return c.punct('.') ? { catalog: first, db: c.expectIdent('a database name') } : { catalog: null, db: first };
+}
+
+/** `t`, `db.t` or `catalog.db.t`. */
+function tableRef(c: TokenCursor): TableRef {
+  const parts = [c.expectIdent('a table name')];
+  while (parts.length < 3 && c.punct('.')) parts.push(c.expectIdent('a table name'));
+  const [a, b, t] = parts;
+  if (parts.length === 3) return { catalog: a!, db: b!, table: t! };
+  if (parts.length === 2) return { catalog: null, db: a!, table: b! };
+  return { catalog: null, db: null, table: a! };
+}
+
+/** `DESC | DESCRIBE t` (MySQL's shorthand for SHOW COLUMNS FROM t). */
+export function parseDescribe(sql: string): TableRef | null {
+  const body = (c: TokenCursor): TableRef => {
+    const table = tableRef(c);
+    c.end();
+    return table;
+  };
+  return read(sql, 'DESC', body) ?? read(sql, 'DESCRIBE', body);
 }
 
 function showFilter(c: TokenCursor): ShowFilter | null {

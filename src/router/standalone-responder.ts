@@ -3,17 +3,29 @@
  * (mysql/mariadb CLI, Connector/J, mysql2, DBeaver; mysql-protocol.md §9) and the few session
  * statements that make sense without an FE: SELECT of system variables and session functions,
  * SHOW VARIABLES / DATABASES / TABLES / CATALOGS / WARNINGS / PROCEDURES and the metadata
- * SHOWs tools probe, SET, USE, SWITCH, KILL, and transaction no-ops. Anything else gets
+ * SHOWs tools probe, SET, USE, SWITCH, KILL, and transaction no-ops; and what browsing tools
+ * read about the Paimon tables (browse/): information_schema, the Paimon system tables,
+ * SHOW COLUMNS / KEYS / CREATE TABLE / TABLE STATUS and DESC. Anything else gets
  * STANDALONE_UNSUPPORTED, which says no FE is configured and what the proxy can do.
  */
 import type { CatalogProvider } from '../../procedures/framework/catalog.js';
 import { ProcedureError, toProcedureError } from '../../procedures/framework/errors.js';
-import { procedureListing } from '../../procedures/framework/docs.js';
+import { PROCEDURE_DETAIL_COLUMNS, PROCEDURE_LISTING_COLUMNS, procedureDetail, procedureListing } from '../../procedures/framework/docs.js';
 import type { ProcedureRegistry } from '../../procedures/framework/registry.js';
 import type { ColumnSpec, ColumnType, LocalReply, SessionView, TextRow, Warning } from './route.js';
-import { isShowDiagnostics, parseKill, parseSet, parseShow, parseSwitch, parseUse, type SetStatement, type SetValue, type ShowFilter, type ShowStatement } from './session-statement.js';
+import { isShowDiagnostics, parseDescribe, parseKill, parseSet, parseShow, parseSwitch, parseUse, type SetStatement, type SetValue, type ShowFilter, type ShowStatement, type TableRef } from './session-statement.js';
+import { answerSelect } from './browse/browse-select.js';
+import { selectFromName } from './browse/select-query.js';
+import { showColumns, showCreateTable, showIndex, showTableStatus } from './browse/show-table.js';
+import { describeTable, loadTables } from './browse/table-metadata.js';
+import { requireDatabase, resolveCatalog, resolveDatabase, type BrowseContext } from './browse/table-resolution.js';
 import { ParseError, isKeyword, TokenCursor } from './sql-lexer.js';
 import { defaultVariables, type VariableDef } from './standalone-variables.js';
+import { likeToRegExp } from './browse/like-pattern.js';
+import { unknownCatalog } from './browse/table-resolution.js';
+
+export { likeToRegExp };
+export { unknownCatalog };
 
 /** Per-connection state kept by the proxy in standalone mode. */
 export interface StandaloneSessionState {
@@ -55,30 +67,10 @@ function unsupported(sql: string, env: StandaloneEnv): ProcedureError {
     'STANDALONE_UNSUPPORTED',
     `No Doris FE is configured, so '${head}' cannot run here. This proxy runs Paimon procedures: ` +
       `CALL <catalog>.sys.<procedure>(...) with catalog ${cats.length ? cats.map((c) => `'${c}'`).join(', ') : '(none configured)'} ` +
-      `(SHOW PROCEDURES lists them), and answers SHOW CATALOGS / DATABASES / TABLES, USE, SWITCH, SET and SHOW VARIABLES.`,
+      `(SHOW PROCEDURES lists them), and answers SHOW CATALOGS / DATABASES / TABLES / COLUMNS / KEYS / CREATE TABLE / TABLE STATUS, ` +
+      `SELECT from information_schema and from the system tables tbl$snapshots, $tags, $branches, $consumers, $schemas, $options, ` +
+      `USE, SWITCH, SET and SHOW VARIABLES.`,
   );
-}
-
-/**
- * CATALOG_NOT_FOUND for a catalog that is not a configured Paimon catalog (null: Doris's
- * default `internal`, which standalone mode does not have), naming the configured ones.
- */
-export function unknownCatalog(name: string | null, catalogs: CatalogProvider): ProcedureError {
-  return new ProcedureError('CATALOG_NOT_FOUND', `Unknown catalog '${name ?? 'internal'}' (configured: ${catalogs.names().join(', ') || 'none'})`);
-}
-
-/** MySQL LIKE pattern (% _ and backslash escapes), case-insensitive as SHOW's collations are. */
-export function likeToRegExp(pattern: string): RegExp {
-  let re = '^';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) {
-      re += pattern[++i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    } else if (c === '%') re += '.*';
-    else if (c === '_') re += '.';
-    else re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(re + '$', 'is');
 }
 
 function resultset(columns: [string, ColumnType][], rows: TextRow[]): LocalReply {
@@ -139,8 +131,15 @@ async function dispatch(sql: string, session: SessionView, env: StandaloneEnv, s
   if (t.kind !== 'ident' || t.quoted) throw unsupported(sql, env);
   switch (t.value.toUpperCase()) {
     case 'SELECT':
+      // A SELECT that reads a table (information_schema, a system table); without FROM, session values.
+      if (selectFromName(sql) !== null) return [await answerSelect(sql, browseContext(session, env))];
       c.next();
       return [select(c, session, env, state)];
+    case 'DESC':
+    case 'DESCRIBE': {
+      const { meta } = await described(parsed(parseDescribe, sql, env), session, env);
+      return [showColumns(meta, false, null)];
+    }
     case 'SHOW':
       return [await show(parsed(parseShow, sql, env), sql, session, env, state)];
     case 'SET':
@@ -165,6 +164,18 @@ async function dispatch(sql: string, session: SessionView, env: StandaloneEnv, s
     default:
       throw unsupported(sql, env);
   }
+}
+
+function browseContext(session: SessionView, env: StandaloneEnv): BrowseContext {
+  return { catalogs: env.catalogs, currentCatalog: env.currentCatalog(session), currentDatabase: session.currentDatabase };
+}
+
+async function described(ref: TableRef, session: SessionView, env: StandaloneEnv): ReturnType<typeof describeTable> {
+  const ctx = browseContext(session, env);
+  const catalog = resolveCatalog(ctx, ref.catalog);
+  const db = resolveDatabase(ctx, catalog, ref.db);
+  await requireDatabase(catalog, db);
+  return describeTable(catalog, db, ref.table);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,11 +497,10 @@ async function show(stmt: ShowStatement, sql: string, session: SessionView, env:
     case 'PROCEDURES': {
       const f = filterOf(stmt.filter, 'Name', sql, env);
       const rows = procedureListing(env.registry).filter((r) => f === null || f(r[0]!));
-      return resultset(
-        [['Name', 'string'], ['Aliases', 'string'], ['Signature', 'string'], ['Privilege', 'string'], ['Destructive', 'string'], ['Description', 'string']],
-        rows,
-      );
+      return resultset(PROCEDURE_LISTING_COLUMNS.map(([name, type]): [string, ColumnType] => [name, type]), rows);
     }
+    case 'PROCEDURE':
+      return resultset(PROCEDURE_DETAIL_COLUMNS.map(([name, type]): [string, ColumnType] => [name, type]), procedureDetail(env.registry, stmt.name));
     case 'CHARSET': {
       const f = filterOf(stmt.filter, 'Charset', sql, env);
       const rows: TextRow[] = [['utf8mb4', 'UTF-8 Unicode', 'utf8mb4_0900_bin', '4']];
@@ -511,5 +521,25 @@ async function show(stmt: ShowStatement, sql: string, session: SessionView, env:
       );
     case 'PLUGINS':
       return resultset([['Name', 'string'], ['Status', 'string'], ['Type', 'string'], ['Library', 'string'], ['License', 'string']], []);
+    case 'COLUMNS': {
+      const { meta } = await described(stmt.table, session, env);
+      return showColumns(meta, stmt.full, filterOf(stmt.filter, 'Field', sql, env));
+    }
+    case 'INDEX': {
+      const { meta } = await described(stmt.table, session, env);
+      return showIndex(meta, filterOf(stmt.filter, 'Key_name', sql, env));
+    }
+    case 'CREATE TABLE': {
+      const { meta, location } = await described(stmt.table, session, env);
+      return showCreateTable(meta, location);
+    }
+    case 'TABLE STATUS': {
+      const ctx = browseContext(session, env);
+      const catalog = resolveCatalog(ctx, stmt.from?.catalog ?? null);
+      const db = resolveDatabase(ctx, catalog, stmt.from?.db ?? null);
+      await requireDatabase(catalog, db);
+      const f = filterOf(stmt.filter, 'Name', sql, env);
+      return showTableStatus(await loadTables(catalog, { databases: [db], snapshots: true }), f);
+    }
   }
 }

@@ -12,7 +12,7 @@
  */
 import { open, readFile, rename, mkdir, writeFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type JobFilter, type JobPatch, type JobRecord, type JobStore, applyPatch, interruptedByRestart, isTerminal, matchesFilter } from './job.js';
+import { type JobFilter, type JobPatch, type JobRecord, type JobStore, applyPatch, interruptedPatch, isTerminal, matchesFilter } from './job.js';
 
 export interface FileJobStoreOptions {
   dir: string;
@@ -95,7 +95,7 @@ export class FileJobStore implements JobStore {
     let interrupted = 0;
     for (const [id, rec] of this.records) {
       if (!isTerminal(rec.state)) {
-        this.records.set(id, applyPatch(rec, { state: 'failed', error: interruptedByRestart(rec), finishedAt: now }, now));
+        this.records.set(id, applyPatch(rec, interruptedPatch(rec, now), now));
         interrupted++;
       } else if (rec.finishedAt !== null && now - rec.finishedAt > this.opts.retentionMs) {
         this.records.delete(id);

@@ -6,8 +6,9 @@
  */
 import { ProcedureError, toProcedureError, ERROR_CODES, type ProcedureErrorCode } from '../errors.js';
 import { JobCancelReason } from '../cancellation.js';
+import { quote } from '../quote.js';
 import type { HeavyJobLimiter } from '../concurrency/heavy-job-limiter.js';
-import { type JobError, type JobFilter, type JobProgress, type JobRecord, type JobResult, type JobStore, isTerminal, newJobId } from './job.js';
+import { type JobError, type JobFilter, type JobProgress, type JobRecord, type JobResult, type JobStore, finalProgress, isTerminal, newJobId, shownProgress } from './job.js';
 
 export interface JobRunContext {
   readonly jobId: string;
@@ -158,15 +159,22 @@ export class JobManager {
         // The last progress is stored before the final state, so job_status never goes back.
         await progress.flush();
       }
-      const fin = await store.update(id, { state: 'succeeded', result, ...(committed ? { committed: true } : {}), finishedAt: this.now() });
+      const fin = await store.update(id, {
+        state: 'succeeded',
+        result,
+        progress: this.opts.redact(finalProgress('succeeded', { result })),
+        ...(committed ? { committed: true } : {}),
+        finishedAt: this.now(),
+      });
       if (fin) this.opts.onStateChange?.(fin);
     } catch (e) {
       const pe = toProcedureError(e, signal);
       const wasCommitted = pe.committed ?? committed;
       const cancelled = signal.aborted && pe.code === 'QUERY_INTERRUPTED';
       const error: JobError = { code: pe.code, errno: pe.errno, sqlState: pe.sqlState, message: this.opts.redact(pe.message), committed: wasCommitted };
+      const state = cancelled ? 'cancelled' : 'failed';
       const fin = await store
-        .update(id, { state: cancelled ? 'cancelled' : 'failed', error, committed: wasCommitted, finishedAt: this.now() })
+        .update(id, { state, error, progress: finalProgress(state, { error }), committed: wasCommitted, finishedAt: this.now() })
         .catch(() => undefined);
       if (fin) this.opts.onStateChange?.(fin);
     } finally {
@@ -224,7 +232,7 @@ export class JobManager {
    */
   async cancel(id: string): Promise<{ record: JobRecord; action: 'aborted' | 'requested' | 'already_finished' }> {
     const rec = await this.opts.store.get(id);
-    if (!rec) throw new ProcedureError('JOB_NOT_FOUND', `no job has id '${id}'; list them with CALL sys.list_jobs()`);
+    if (!rec) throw new ProcedureError('JOB_NOT_FOUND', `no job has id ${quote(id)}; list them with CALL sys.list_jobs()`);
     if (isTerminal(rec.state)) return { record: rec, action: 'already_finished' };
     const updated = (await this.opts.store.update(id, { cancelRequested: true })) ?? rec;
     const local = this.running.get(id);
@@ -237,7 +245,7 @@ export class JobManager {
 
   async get(id: string): Promise<JobRecord> {
     const rec = await this.opts.store.get(id);
-    if (!rec) throw new ProcedureError('JOB_NOT_FOUND', `no job has id '${id}'; list them with CALL sys.list_jobs()`);
+    if (!rec) throw new ProcedureError('JOB_NOT_FOUND', `no job has id ${quote(id)}; list them with CALL sys.list_jobs()`);
     return rec;
   }
 
@@ -283,7 +291,7 @@ function progressText(p: JobProgress | null): string | null {
 export function jobRow(rec: JobRecord): (string | null)[] {
   return [
     rec.id, rec.state, rec.catalog, rec.procedure, rec.user, iso(rec.createdAt), iso(rec.startedAt), iso(rec.finishedAt),
-    progressText(rec.progress), rec.committed ? '1' : '0', rec.error?.code ?? null, rec.error ? String(rec.error.errno) : null,
+    progressText(shownProgress(rec)), rec.committed ? '1' : '0', rec.error?.code ?? null, rec.error ? String(rec.error.errno) : null,
     rec.error?.message ?? null, rec.result ? JSON.stringify(rec.result) : null, rec.owner,
   ];
 }

@@ -99,6 +99,53 @@ export function interruptedByRestart(rec: JobRecord): JobError {
   };
 }
 
+/** The phase a finished job shows (list_jobs, job_status), by its final state. */
+export const FINAL_PHASES = { succeeded: 'done', failed: 'failed', cancelled: 'cancelled' } as const satisfies Record<TerminalJobState, string>;
+
+export type TerminalJobState = Extract<JobState, 'succeeded' | 'failed' | 'cancelled'>;
+
+/** The longest summary a finished job's progress message carries (the full error has its own column). */
+const SUMMARY_CHARS = 200;
+
+function shorten(text: string): string {
+  const points = Array.from(text);
+  return points.length <= SUMMARY_CHARS ? text : `${points.slice(0, SUMMARY_CHARS).join('')}…`;
+}
+
+/** One line about a job's result: its final OK's info, else how many rows it returned. */
+export function resultSummary(result: JobResult | null): string {
+  if (result?.info) return shorten(result.info);
+  const n = result?.rows.length ?? 0;
+  return `${n} row${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The progress a finished job keeps: its final phase (done, failed, cancelled) with the result's
+ * summary or the error's code and message, so that a finished job never shows the phase it was
+ * last in while running ('plan', 'attempt 1').
+ */
+export function finalProgress(state: TerminalJobState, outcome: { result?: JobResult | null; error?: JobError | null }): JobProgress {
+  const message = outcome.error ? `${outcome.error.code}: ${shorten(outcome.error.message)}` : resultSummary(outcome.result ?? null);
+  return { phase: FINAL_PHASES[state], message };
+}
+
+/**
+ * The progress to show for a record: the stored one, or for a finished record written before
+ * final phases were stored, its final phase.
+ */
+export function shownProgress(rec: JobRecord): JobProgress | null {
+  if (!isTerminal(rec.state)) return rec.progress;
+  const state = rec.state as TerminalJobState;
+  if (rec.progress?.phase === FINAL_PHASES[state]) return rec.progress;
+  return finalProgress(state, rec);
+}
+
+/** The patch that marks a job interrupted by a restart as failed (both stores, at open). */
+export function interruptedPatch(rec: JobRecord, now: number): JobPatch {
+  const error = interruptedByRestart(rec);
+  return { state: 'failed', error, progress: finalProgress('failed', { error }), finishedAt: now };
+}
+
 /**
  * Where job records live. Implementations: FileJobStore (embedded, JSON lines in the data
  * directory) and MysqlJobStore (a table shared by several proxies).

@@ -6,7 +6,7 @@
  * polls (JobManager), so the two never overwrite each other's column.
  */
 import mysql from 'mysql2/promise';
-import { type JobFilter, type JobPatch, type JobRecord, type JobStore, applyPatch, interruptedByRestart, matchesFilter } from './job.js';
+import { type JobFilter, type JobPatch, type JobRecord, type JobStore, applyPatch, interruptedPatch, matchesFilter } from './job.js';
 
 export interface MysqlJobStoreOptions {
   host: string;
@@ -77,7 +77,7 @@ export class MysqlJobStore implements JobStore {
     );
     for (const r of rows) {
       const rec = this.decode(r);
-      await this.write(applyPatch(rec, { state: 'failed', error: interruptedByRestart(rec), finishedAt: now }, now));
+      await this.write(applyPatch(rec, interruptedPatch(rec, now), now));
     }
     return { interrupted: rows.length };
   }

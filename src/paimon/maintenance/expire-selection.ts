@@ -20,6 +20,18 @@ export interface ExpireRetention {
    * (epoch ms): `now - snapshot.time-retained`, or the parsed `older_than` argument.
    */
   olderThanMillis: number;
+  /**
+   * Where each value came from when the caller did not pass it as an argument (for messages):
+   * e.g. `the table option snapshot.num-retained.min`. Absent: the argument of the same name.
+   */
+  sources?: RetentionSources;
+}
+
+/** Where retainMax, retainMin and maxDeletes came from, when not from their arguments. */
+export interface RetentionSources {
+  retainMax?: string;
+  retainMin?: string;
+  maxDeletes?: string;
 }
 
 export interface ExpireSelectionInput extends ExpireRetention {
@@ -48,32 +60,42 @@ export interface ExpireSelection {
 
 const INT_MAX = 2_147_483_647;
 
-/** Argument checks, stricter than Paimon's (which only checks retainMax >= retainMin). */
-export function validateRetention(r: Pick<ExpireRetention, 'retainMax' | 'retainMin' | 'maxDeletes'>): void {
-  for (const [name, v] of [
-    ['retain_max', r.retainMax],
-    ['retain_min', r.retainMin],
-    ['max_deletes', r.maxDeletes],
+/** `10` when the argument gave it, `10: the table option snapshot.num-retained.min` otherwise. */
+function valueWithSource(v: number, source: string | undefined): string {
+  return source === undefined ? String(v) : `${v}: ${source}`;
+}
+
+/**
+ * Argument checks, stricter than Paimon's (which only checks retainMax >= retainMin). Messages
+ * use the procedure's argument names and say where a value that was not passed came from.
+ */
+export function validateRetention(r: Pick<ExpireRetention, 'retainMax' | 'retainMin' | 'maxDeletes' | 'sources'>): void {
+  const src = r.sources ?? {};
+  for (const [name, v, source] of [
+    ['retain_max', r.retainMax, src.retainMax],
+    ['retain_min', r.retainMin, src.retainMin],
+    ['max_deletes', r.maxDeletes, src.maxDeletes],
   ] as const) {
     if (!Number.isInteger(v) || v > INT_MAX) {
-      throw new PaimonError('INVALID_ARGUMENT', `${name} must be an INT, got ${v}.`);
+      throw new PaimonError('INVALID_ARGUMENT', `${name} must be an INT, got ${valueWithSource(v, source)}.`);
     }
   }
   if (r.retainMin < 1) {
     throw new PaimonError(
       'INVALID_ARGUMENT',
-      `retain_min must be at least 1, got ${r.retainMin}: expiring the latest snapshot would delete files ` +
-        `that the retained snapshots still use (apache/paimon#10088).`,
+      `retain_min must be at least 1, got ${valueWithSource(r.retainMin, src.retainMin)}: expiring the latest snapshot would delete files ` +
+        `that the retained snapshots still use (apache/paimon#10088). Pass retain_min => 1 or more.`,
     );
   }
   if (r.retainMax < r.retainMin) {
     throw new PaimonError(
       'INVALID_ARGUMENT',
-      `retainMax (${r.retainMax}) must not be less than retainMin (${r.retainMin}).`,
+      `retain_max (${valueWithSource(r.retainMax, src.retainMax)}) must not be less than retain_min (${valueWithSource(r.retainMin, src.retainMin)}); ` +
+        `pass retain_min => ${r.retainMax} or lower, or retain_max => ${r.retainMin} or higher.`,
     );
   }
   if (r.maxDeletes < 0) {
-    throw new PaimonError('INVALID_ARGUMENT', `max_deletes must not be negative, got ${r.maxDeletes}.`);
+    throw new PaimonError('INVALID_ARGUMENT', `max_deletes must not be negative, got ${valueWithSource(r.maxDeletes, src.maxDeletes)}.`);
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isShowDiagnostics, literalValue, parseKill, parseSet, parseShow, parseSwitch, parseUse } from '../../../src/router/session-statement.js';
+import { isShowDiagnostics, literalValue, parseDescribe, parseKill, parseSet, parseShow, parseSwitch, parseUse } from '../../../src/router/session-statement.js';
 
 describe('session statements (both modes read them with the same parser)', () => {
   test('USE reads a database or catalog.database, with quotes, comments and a trailing semicolon', () => {
@@ -86,7 +86,8 @@ describe('session statements (both modes read them with the same parser)', () =>
   });
 
   test('SHOW of something else, or with a filter that does not parse, is null', () => {
-    assert.equal(parseShow('SHOW CREATE TABLE t'), null);
+    assert.equal(parseShow('SHOW CREATE DATABASE d'), null);
+    assert.equal(parseShow('SHOW COLUMNS t'), null);
     assert.equal(parseShow('SHOW COUNT WARNINGS'), null);
     assert.equal(parseShow("SHOW DATABASES WHERE Database > 'a'"), null);
     assert.equal(parseShow('SHOW ENGINES x'), null);
@@ -96,5 +97,47 @@ describe('session statements (both modes read them with the same parser)', () =>
     assert.ok(isShowDiagnostics('/* x */ show warnings'));
     assert.ok(isShowDiagnostics('SHOW COUNT(*) ERRORS'));
     assert.equal(isShowDiagnostics('SHOW VARIABLES'), false);
+  });
+
+  test("the table-describing SHOWs take t, db.t or catalog.db.t, a FROM db after it, and a filter (Connector/J's forms)", () => {
+    const head = { scope: 'session', full: true };
+    assert.deepEqual(parseShow("SHOW FULL COLUMNS FROM `orders` FROM `sales` LIKE '%'"), {
+      ...head,
+      what: 'COLUMNS',
+      table: { catalog: null, db: 'sales', table: 'orders' },
+      filter: { kind: 'like', pattern: '%' },
+    });
+    assert.deepEqual(parseShow('SHOW FIELDS IN paimon.sales.orders'), {
+      ...head,
+      full: false,
+      what: 'COLUMNS',
+      table: { catalog: 'paimon', db: 'sales', table: 'orders' },
+      filter: null,
+    });
+    assert.deepEqual(parseShow('SHOW KEYS FROM `orders` FROM paimon.sales'), {
+      ...head,
+      full: false,
+      what: 'INDEX',
+      table: { catalog: 'paimon', db: 'sales', table: 'orders' },
+      filter: null,
+    });
+    assert.equal((parseShow("SHOW INDEXES FROM t WHERE Key_name = 'PRIMARY'") as { what: string }).what, 'INDEX');
+    assert.deepEqual(parseShow('SHOW CREATE TABLE sales.`orders$snapshots`'), { ...head, full: false, what: 'CREATE TABLE', table: { catalog: null, db: 'sales', table: 'orders$snapshots' } });
+    assert.deepEqual(parseShow("SHOW TABLE STATUS FROM sales LIKE 'o%'"), {
+      ...head,
+      full: false,
+      what: 'TABLE STATUS',
+      from: { catalog: null, db: 'sales' },
+      filter: { kind: 'like', pattern: 'o%' },
+    });
+    assert.equal(parseShow('SHOW TABLE orders'), null);
+    assert.equal(parseShow('SHOW COLUMNS FROM a.b.c.d'), null);
+  });
+
+  test('DESC and DESCRIBE read a table name', () => {
+    assert.deepEqual(parseDescribe('desc sales.orders'), { catalog: null, db: 'sales', table: 'orders' });
+    assert.deepEqual(parseDescribe('/* x */ DESCRIBE `orders`;'), { catalog: null, db: null, table: 'orders' });
+    assert.equal(parseDescribe('DESCRIBE SELECT 1'), null);
+    assert.equal(parseDescribe('DESC'), null);
   });
 });

@@ -5,6 +5,7 @@ import type { Router } from '../../../src/router/router.js';
 import type { LocalReply, SessionView } from '../../../src/router/route.js';
 import { makeRouter, makeSession, makeWarehouse, one, runLocal } from './router-fixtures.js';
 import { likeToRegExp } from '../../../src/router/standalone-responder.js';
+import { PROCEDURE_LISTING_COLUMNS } from '../../../procedures/framework/docs.js';
 
 function rs(r: LocalReply): Extract<LocalReply, { kind: 'resultset' }> {
   if (r.kind !== 'resultset') throw new Error(`expected a result set, got ${JSON.stringify(r)}`);
@@ -70,7 +71,9 @@ describe('standalone mode answers client bootstrap statements', () => {
     // A global SET does not change the session's value, a session SET does not change the global one.
     await one(router, 'SET SESSION sql_mode = ""', s);
     assert.deepEqual(rs(await one(router, 'SELECT @@sql_mode, @@global.sql_mode', s)).rows, [['', 'ONLY_FULL_GROUP_BY']]);
-    errOf(await one(router, pre + "SELECT * FROM information_schema.TABLES t WHERE t.TABLE_SCHEMA = 'information_schema'", s));
+    // information_schema is answered from the catalog: its own database holds no Paimon tables.
+    const is = rs(await one(router, pre + "SELECT * FROM information_schema.TABLES t WHERE t.TABLE_SCHEMA = 'information_schema'", s));
+    assert.deepEqual([is.columns[2]!.name, is.rows], ['TABLE_NAME', []]);
   });
 
   test('SET is remembered and SELECT @@ reflects it; unknown variables are 1193', async () => {
@@ -164,17 +167,39 @@ describe('standalone mode answers client bootstrap statements', () => {
   test('SHOW PROCEDURES lists the registry', async () => {
     fresh();
     const r = rs(await one(router, 'SHOW PROCEDURES', s));
+    assert.deepEqual(r.columns.map((c) => c.name), PROCEDURE_LISTING_COLUMNS.map(([name]) => name));
     assert.deepEqual(r.rows.map((x) => x[0]), ['test_echo']);
-    assert.match(r.rows[0]![2]!, /^test_echo\(table STRING required/);
+    assert.equal(r.rows[0]![1], 'SELECT ON TABLE');
   });
 
   test('other statements get an error that says there is no FE and what the proxy can do', async () => {
     fresh();
-    for (const sql of ['SELECT * FROM t', 'INSERT INTO t VALUES (1)', 'CREATE TABLE x (a int)', 'CALL mysql_proc()', 'CALL db.mysql_proc()', 'CALL other.notsys.x()', 'SELECT 1; SELECT 2', 'DESCRIBE t', '']) {
+    for (const sql of ['SELECT * FROM t', 'INSERT INTO t VALUES (1)', 'CREATE TABLE x (a int)', 'CALL mysql_proc()', 'CALL db.mysql_proc()', 'CALL other.notsys.x()', 'SELECT 1; SELECT 2', 'SELECT * FROM sales.orders', '']) {
       const e = errOf(await one(router, sql, s));
       assert.equal(e.errno, 1235, sql);
       assert.match(e.message, /No Doris FE is configured.*CALL <catalog>\.sys\.<procedure>/s, sql);
     }
+  });
+
+  test('browsing statements name what they cannot find, and a data table\'s rows need an FE', async () => {
+    fresh();
+    const cases: [string, number, RegExp][] = [
+      ['DESC orders', 1049, /No database selected/],
+      ['SHOW COLUMNS FROM sales.nope', 1146, /sales\.nope does not exist/],
+      ['SHOW KEYS FROM orders FROM nodb', 1049, /Unknown database 'nodb'/],
+      ['SHOW CREATE TABLE other.sales.orders', 1049, /Unknown catalog 'other' \(configured: paimon, lake\)/],
+      ['SELECT * FROM sales.nope$snapshots', 1146, /sales\.nope does not exist/],
+      ['SELECT * FROM sales.orders$files', 1235, /\$snapshots, \$tags, \$branches, \$consumers, \$schemas, \$options/],
+      ['SELECT * FROM information_schema.ROUTINES', 1146, /SCHEMATA, TABLES, COLUMNS, STATISTICS/],
+      ['SELECT COUNT(*) FROM information_schema.TABLES', 1235, /is not supported: standalone mode answers SELECT/],
+    ];
+    for (const [sql, errno, message] of cases) {
+      const e = errOf(await one(router, sql, s));
+      assert.equal(e.errno, errno, sql);
+      assert.match(e.message, message, sql);
+    }
+    const dbs = rs(await one(router, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 's%' ORDER BY 1", s));
+    assert.deepEqual(dbs.rows, [['sales']]);
   });
 
   test('a sys CALL for a catalog that is not configured is CATALOG_NOT_FOUND, naming the configured catalogs', async () => {

@@ -38,10 +38,10 @@ describe('compact arguments', () => {
     assert.ok(createDefaultRegistry().lookup('compact'));
   });
   test("strategy, order_by and exclusivity errors use Spark's wording", async () => {
-    assert.match(err(await callNamed(ex, 'compact', { table: 'db.pk', compact_strategy: 'major' })), /INVALID_ARGUMENT: The compact strategy only supports 'full' or 'minor', but 'major' is configured\./);
-    assert.match(err(await callNamed(ex, 'compact', { table: 'db.pk', order_by: 'id' })), /order_strategy "none" cannot work with order_by columns\./);
+    assert.match(err(await callNamed(ex, 'compact', { table: 'db.pk', compact_strategy: 'major' })), /INVALID_ARGUMENT: The compact strategy only supports 'full' or 'minor', but compact_strategy => 'major' was given\./);
+    assert.match(err(await callNamed(ex, 'compact', { table: 'db.pk', order_by: 'id' })), /order_strategy "none" \(the default\) cannot work with order_by columns/);
     assert.match(err(await callNamed(ex, 'compact', { table: 'db.pk', partitions: 'dt=a', where: "dt='a'" })), /partitions and where cannot be used together\./);
-    assert.match(err(await callNamed(ex, 'compact', { table: 'db.app', order_strategy: 'zorder', order_by: 'id', partition_idle_time: '1 d' })), /sort compact do not support 'partition_idle_time'/);
+    assert.match(err(await callNamed(ex, 'compact', { table: 'db.app', order_strategy: 'zorder', order_by: 'id', partition_idle_time: '1 d' })), /sort compact \(order_strategy => 'zorder'\) does not support partition_idle_time/);
   });
   test('where on a non-partition column, bad partition keys and buckets out of range are refused', async () => {
     assert.match(err(await callNamed(ex, 'compact', { table: 'db.pk', where: 'id = 1' })), /INVALID_ARGUMENT: Only partition predicate is supported/);
@@ -50,7 +50,7 @@ describe('compact arguments', () => {
     assert.match(err(await callNamed(ex, 'compact', { table: 'db.app', buckets: '0' })), /only supported for fixed-bucket tables/);
   });
   test('sort compaction: refused on PK tables as Spark does, accepted on unaware-bucket append tables', async () => {
-    assert.match(err(await callNamed(ex, 'compact', { table: 'db.pk', order_strategy: 'zorder', order_by: 'v' })), /only support unaware-bucket append-only table yet/);
+    assert.match(err(await callNamed(ex, 'compact', { table: 'db.pk', order_strategy: 'zorder', order_by: 'v' })), /only supports unaware-bucket append-only tables/);
     const o = await callNamed(ex, 'compact', { table: 'db.app', order_strategy: 'order', order_by: 'v' });
     assert.ok(o.ok, err(o));
     assert.match(String(o.result.rows[0].message), /no snapshot/);

@@ -79,7 +79,7 @@ describe('expire_snapshots selection (ExpireSnapshotsImpl.expire)', () => {
     }
     assert.throws(
       () => validateRetention({ retainMax: 3, retainMin: 5, maxDeletes: 1 }),
-      /retainMax \(3\) must not be less than retainMin \(5\)/,
+      /retain_max \(3\) must not be less than retain_min \(5\)/,
     );
   });
 
