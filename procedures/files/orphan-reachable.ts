@@ -23,6 +23,8 @@ async function readOrNothing<T>(read: () => Promise<T>, nothing: T): Promise<T> 
       return await read();
     } catch (e) {
       if (isPaimonError(e, 'FILE_NOT_FOUND')) return nothing;
+      // A file that exists but does not decode will not decode on a retry: keep its code.
+      if (isPaimonError(e, 'CORRUPT_METADATA') || isPaimonError(e, 'UNSUPPORTED_FORMAT')) throw e;
       last = e;
     }
   }

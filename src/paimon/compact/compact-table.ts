@@ -165,10 +165,23 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
     refuse(`changelog-producer '${producer}' must emit changelog files on compaction, which this proxy does not produce; run the compaction with Paimon's own engine (Flink or Spark CALL sys.compact) for this table`);
   }
   if (bool(options['row-tracking.enabled']) || bool(options['data-evolution.enabled'])) {
-    refuse("row-tracking / data-evolution tables are not compacted by this proxy; use Paimon's own engine (Spark)");
+    const which = bool(options['data-evolution.enabled']) ? "data-evolution ('data-evolution.enabled')" : "row-tracking ('row-tracking.enabled')";
+    refuse(`${which} tables are not compacted by this proxy (their files carry row ids it does not rewrite); run Spark or Flink CALL sys.compact for this table`);
   }
   if (options['record-level.expire-time'] !== undefined) refuse("record-level expiry ('record-level.expire-time') is not supported; use Paimon's own engine");
-  if (Number(options['bucket'] ?? (isPk ? '-1' : '-1')) === -2) refuse("postpone-bucket tables (bucket = -2) are not compacted by this proxy; use Paimon's own engine");
+  if (Number(options['bucket'] ?? (isPk ? '-1' : '-1')) === -2) {
+    refuse("postpone-bucket tables (bucket = -2) are not compacted by this proxy (their files wait in bucket-postpone for Paimon's rescaling); run Flink CALL sys.compact for this table");
+  }
+  const unwritable = (t: FieldType): string | null =>
+    t.root === 'VARIANT' || t.root === 'BLOB' ? t.root
+      : t.root === 'ARRAY' || t.root === 'MULTISET' ? unwritable(t.element)
+      : t.root === 'MAP' ? (unwritable(t.key) ?? unwritable(t.value))
+      : t.root === 'ROW' ? t.fields.map((f) => unwritable(f.type)).find((x) => x !== null) ?? null
+      : null;
+  for (const f of schema.fields) {
+    const bad = unwritable(parseDataField(f).type);
+    if (bad !== null) refuse(`column ${f.name} holds ${bad} values, which this proxy does not write; run Spark or Flink CALL sys.compact for this table`);
+  }
   const format = (options['file.format'] ?? 'parquet').toLowerCase();
   if (format !== 'parquet') throw new PaimonError('UNSUPPORTED_FORMAT', `compact on ${table}: file.format '${format}' is not written by this proxy (Parquet only); use Paimon's own engine`);
   for (const k of Object.keys(options)) {

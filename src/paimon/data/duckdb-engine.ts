@@ -224,6 +224,16 @@ export function fieldIdsOption(fields: readonly DataFieldSpec[]): string {
   return `{${fields.map((f) => `${quoteLiteral(f.name)}: ${fieldIdSpec(f.type, f.id, f.id, 0)}`).join(', ')}}`;
 }
 
+/**
+ * FIELD_IDS for the top-level columns only. Metadata files reuse ids inside their nested rows
+ * (every row numbers its fields from 0), which DuckDB refuses; Paimon's Parquet reader matches
+ * columns by name (`ParquetReaderFactory.clipParquetSchema`), so the nested ids are left out,
+ * and so is `_VERSION`'s -1 (DuckDB takes only non-negative ids).
+ */
+export function topLevelFieldIdsOption(fields: readonly DataFieldSpec[]): string {
+  return `{${fields.filter((f) => f.id >= 0).map((f) => `${quoteLiteral(f.name)}: ${f.id}`).join(', ')}}`;
+}
+
 function fieldIdSpec(t: FieldType, id: number, parentId: number, depth: number): string {
   switch (t.root) {
     case 'ARRAY':
@@ -377,4 +387,69 @@ export function fromDuckConverter(t: FieldType): FromDuck {
     default:
       throw new PaimonError('UNSUPPORTED_FORMAT', `reading ${typeToString(t)} from Parquet is not supported`);
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Metadata records (the Avro-shaped objects of manifests, manifest lists, index manifests)
+// ---------------------------------------------------------------------------------------
+
+/** Bytes as the metadata records hold them: a Buffer, or a view with `toBuffer()` (spec/avro-schemas AvroBytes). */
+function recordBytes(v: unknown): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (typeof v === 'object' && v !== null && typeof (v as { toBuffer?: unknown }).toBuffer === 'function') return (v as { toBuffer(): Buffer }).toBuffer();
+  throw new PaimonError('INVALID_ARGUMENT', `metadata record: expected bytes, got ${typeof v}`);
+}
+
+/**
+ * A converter from a metadata record's field value (named fields as objects, longs as bigint,
+ * timestamps as epoch-millis bigint, bytes as Buffers) to the DuckDB value of its column.
+ */
+export function recordToDuckConverter(t: FieldType): (v: unknown) => DuckDBValue {
+  const nn = (f: (v: unknown) => DuckDBValue) => (v: unknown): DuckDBValue => (v === null || v === undefined ? null : f(v));
+  switch (t.root) {
+    case 'TINYINT': case 'SMALLINT': case 'INT':
+      return nn((v) => Number(v));
+    case 'BIGINT':
+      return nn((v) => BigInt(v as number | bigint));
+    case 'VARCHAR': case 'CHAR':
+      return nn((v) => String(v));
+    case 'BINARY': case 'VARBINARY':
+      return nn((v) => new DuckDBBlobValue(recordBytes(v)));
+    case 'TIMESTAMP':
+      return nn((v) => new DuckDBTimestampMillisecondsValue(BigInt(v as number | bigint)));
+    case 'ARRAY': {
+      const e = recordToDuckConverter(t.element);
+      return nn((v) => new DuckDBListValue((v as unknown[]).map(e)));
+    }
+    case 'ROW': {
+      const convs = t.fields.map((f) => [f.name, recordToDuckConverter(f.type)] as const);
+      return nn((v) => {
+        const o: Record<string, DuckDBValue> = {};
+        for (const [name, c] of convs) o[name] = c((v as Record<string, unknown>)[name]);
+        return new DuckDBStructValue(o);
+      });
+    }
+    default:
+      throw new PaimonError('UNSUPPORTED_FORMAT', `metadata files have no ${typeToString(t)} fields`);
+  }
+}
+
+/**
+ * A DuckDB value read from a metadata file, as the metadata records hold it (the inverse of
+ * recordToDuckConverter, driven by the value itself so that files of every version decode).
+ */
+export function recordFromDuck(v: DuckDBValue): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (v instanceof DuckDBBlobValue) return Buffer.from(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength);
+  if (v instanceof DuckDBStructValue) {
+    const o: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v.entries)) o[k] = recordFromDuck(x);
+    return o;
+  }
+  if (v instanceof DuckDBListValue) return v.items.map(recordFromDuck);
+  if (v instanceof DuckDBTimestampMillisecondsValue) return v.millis;
+  if (v instanceof DuckDBTimestampValue || v instanceof DuckDBTimestampTZValue) return floorDiv(v.micros, 1000n);
+  if (v instanceof DuckDBTimestampNanosecondsValue) return floorDiv(v.nanos, 1_000_000n);
+  if (v instanceof DuckDBTimestampSecondsValue) return v.seconds * 1000n;
+  throw new PaimonError('CORRUPT_METADATA', `unexpected value ${String(v)} in a metadata file`);
 }

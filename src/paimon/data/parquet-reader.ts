@@ -8,7 +8,7 @@
  * are refused with UNSUPPORTED_FORMAT naming the format and the table.
  */
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
@@ -19,7 +19,7 @@ import type { DataFieldSpec } from './field-type.js';
 import type { Datum, InternalRow, KeyValue, RowKindByte } from './internal-row.js';
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, dataFileLayout, formatFromFileName, formatFromMagic, type TableSchemaLike } from './data-file-layout.js';
 import { readAvroColumns } from './avro-data-reader.js';
-import { connectDuckDB, dataTempDir, fromDuckConverter, localPathOf, quoteIdent, quoteLiteral, type DataEngine } from './duckdb-engine.js';
+import { connectDuckDB, dataTempDir, fromDuckConverter, localPathOf, quoteIdent, quoteLiteral, recordFromDuck, type DataEngine } from './duckdb-engine.js';
 
 export interface DataFileReadOptions {
   fileIO: FileIO;
@@ -309,4 +309,37 @@ export async function* readKeyValues(o: DataFileReadOptions): AsyncGenerator<Key
 export async function* readValueRows(o: DataFileReadOptions): AsyncGenerator<InternalRow[]> {
   const layout = dataFileLayout(o.schema);
   yield* readParquetRows(o.fileIO, o.path, layout.valueFields, o);
+}
+
+/**
+ * Every record of a Parquet metadata file held in memory (a manifest, manifest list or index
+ * manifest written with `manifest.format` = parquet), as the Avro-shaped objects the metadata
+ * decoders take: fields by name, longs as bigint, bytes as Buffers, timestamps as epoch millis.
+ * A file DuckDB cannot decode is CORRUPT_METADATA naming `what`.
+ */
+export async function decodeParquetRecords(buf: Buffer, what: string, engine?: DataEngine | null): Promise<Record<string, unknown>[]> {
+  const local = join(dataTempDir(), `${randomUUID()}-metadata.parquet`);
+  await writeFile(local, buf);
+  const conn = await connectDuckDB(engine);
+  try {
+    let rows: Record<string, DuckDBValue>[];
+    try {
+      rows = (await conn.runAndReadAll(`SELECT * FROM read_parquet(${quoteLiteral(local)}, hive_partitioning = false)`)).getRowObjects();
+    } catch (e) {
+      const msg = (e as Error).message;
+      const codec = /Unsupported compression codec "?([A-Za-z0-9_]+)/.exec(msg);
+      if (codec) {
+        throw new PaimonError('UNSUPPORTED_FORMAT', `${what} is compressed with ${codec[1]} ('manifest.compression'), which this proxy cannot read; use zstd, snappy, gzip or none, or Paimon's own engines`, { cause: e });
+      }
+      throw new PaimonError('CORRUPT_METADATA', `cannot decode ${what} as Parquet: ${msg}`, { cause: e });
+    }
+    return rows.map((r) => {
+      const o: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(r)) o[k] = recordFromDuck(v);
+      return o;
+    });
+  } finally {
+    conn.closeSync();
+    await rm(local, { force: true });
+  }
 }

@@ -12,7 +12,7 @@
  * the engine's limit, not by the file size.
  */
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DuckDBDataChunk, type DuckDBAppender, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
@@ -38,7 +38,7 @@ import {
   type TableSchemaLike,
 } from './data-file-layout.js';
 import { ColumnStatsAccumulator, denseValueStats, type SimpleColStats } from './simple-col-stats.js';
-import { connectDuckDB, dataTempDir, localPathOf, duckWriteType, fieldIdsOption, quoteIdent, quoteLiteral, toDuckConverter, type DataEngine, type ToDuck } from './duckdb-engine.js';
+import { connectDuckDB, dataTempDir, localPathOf, duckWriteType, fieldIdsOption, quoteIdent, quoteLiteral, recordToDuckConverter, toDuckConverter, topLevelFieldIdsOption, type DataEngine, type ToDuck } from './duckdb-engine.js';
 
 export interface DataFileWriterOptions {
   fileIO: FileIO;
@@ -69,7 +69,7 @@ const CHUNK_ROWS = 2048;
 
 /** Codec names Paimon accepts for Parquet, as DuckDB spells them. */
 function duckCompression(codec: string, where: string): string {
-  switch (codec) {
+  switch (codec.toLowerCase()) {
     case 'zstd': return 'zstd';
     case 'snappy': return 'snappy';
     case 'gzip': return 'gzip';
@@ -150,6 +150,7 @@ class ParquetFileSink {
     private readonly fields: readonly DataFieldSpec[],
     private readonly converters: readonly ToDuck[],
     private readonly where: string,
+    private readonly fieldIds: string = fieldIdsOption(fields),
   ) {
     this.pending = fields.map(() => []);
   }
@@ -191,7 +192,7 @@ class ParquetFileSink {
       'FORMAT parquet',
       `COMPRESSION ${codec}`,
       ...(codec === 'zstd' ? [`COMPRESSION_LEVEL ${level}`] : []),
-      `FIELD_IDS ${fieldIdsOption(this.fields)}`,
+      `FIELD_IDS ${this.fieldIds}`,
     ];
     await this.conn.run(`COPY ${this.table} TO ${quoteLiteral(localPath)} (${opts.join(', ')})`);
     await this.drop();
@@ -512,6 +513,34 @@ export class AppendDataFileWriter extends RollingDataFileWriter {
       firstRowId: null,
       writeCols: null,
     };
+  }
+}
+
+/**
+ * One Parquet file of metadata records (manifest entries, manifest file metas, index manifest
+ * entries: Avro-shaped objects keyed by field name) in the given row type with its field ids,
+ * as `ManifestFile`/`ManifestList` write it when `manifest.format` is parquet. The file is
+ * small (a manifest rolls at 8 MiB), so it is returned whole.
+ */
+export async function encodeParquetRecords(
+  fields: readonly DataFieldSpec[],
+  records: Iterable<object>,
+  o: { compression: string; zstdLevel?: number; what: string; engine?: DataEngine | null },
+): Promise<Buffer> {
+  const conn = await connectDuckDB(o.engine);
+  const sink = new ParquetFileSink(conn, fields, fields.map((f) => recordToDuckConverter(f.type)), o.what, topLevelFieldIdsOption(fields));
+  const local = join(dataTempDir(), `${randomUUID()}-metadata.parquet`);
+  try {
+    await sink.open();
+    for (const r of records) sink.add(fields.map((f) => (r as Record<string, unknown>)[f.name]) as InternalRow);
+    await sink.finish(local, o.compression, o.zstdLevel ?? 1);
+    return await readFile(local);
+  } catch (e) {
+    await sink.drop().catch(() => undefined);
+    throw e;
+  } finally {
+    conn.closeSync();
+    await rm(local, { force: true });
   }
 }
 

@@ -14,6 +14,12 @@
  *   5. earliestHint     snapshot/EARLIEST
  * A crash leaves snapshot files whose files are partly gone; a rerun finishes the range,
  * because every step tolerates missing files.
+ *
+ * Only a missing file is tolerated (FILE_NOT_FOUND: a killed earlier run, a concurrent expirer;
+ * Paimon reads "nothing" then). A file that exists but cannot be decoded (a format this process
+ * does not read, UNSUPPORTED_FORMAT; a damaged file, CORRUPT_METADATA; a storage error) fails the
+ * plan, so the procedure stops before it deletes anything: deleting snapshots whose files could
+ * not be listed would leave those files behind for good.
  */
 import { isPaimonError } from '../errors.js';
 import {
@@ -104,11 +110,17 @@ export function findSkippingTags(
   return sorted.slice(left, right + 1);
 }
 
+/** Rethrows everything but a missing file: only FILE_NOT_FOUND may turn into "nothing" or a warning. */
+function onlyMissing(e: unknown): void {
+  if (!isPaimonError(e, 'FILE_NOT_FOUND')) throw e;
+}
+
 async function tryReadManifestList(reader: MaintenanceReader, name: string): Promise<ManifestFileRef[]> {
   // A killed earlier run may have deleted it already; Paimon reads "nothing" then.
   try {
     return await reader.readManifestList(name);
-  } catch {
+  } catch (e) {
+    onlyMissing(e);
     return [];
   }
 }
@@ -146,8 +158,9 @@ async function deletedInDelta(
         else toDelete.set(path, { entry: e, extras: e.extraFiles.map((x) => locator.extraFilePath(e, x)) });
       }
     }
-  } catch {
-    return null; // any unreadable manifest cancels this snapshot's data cleaning
+  } catch (e) {
+    onlyMissing(e);
+    return null; // a missing manifest cancels this snapshot's data cleaning
   }
   return toDelete;
 }
@@ -192,6 +205,7 @@ export async function planExpire(
         try {
           skippers.set(tag.id, await tagDataFileKeys(reader, tag));
         } catch (e) {
+          onlyMissing(e);
           skippers.set(tag.id, null);
           warnings.push(`cannot read the files of tagged snapshot ${tag.id}: ${describe(e)}`);
         }
@@ -204,7 +218,7 @@ export async function planExpire(
     }
     const deleted = await deletedInDelta(reader, locator, s);
     if (deleted === null) {
-      warnings.push(`data files of snapshot ${s.id} kept: a manifest of its delta could not be read`);
+      warnings.push(`data files of snapshot ${s.id} kept: a manifest of its delta is missing`);
       continue;
     }
     for (const [path, { entry, extras }] of deleted) {
@@ -226,8 +240,9 @@ export async function planExpire(
         let entries: MaintenanceFileEntry[];
         try {
           entries = await reader.readManifest(m.fileName);
-        } catch {
-          continue; // unreadable: its files become orphans
+        } catch (e) {
+          onlyMissing(e);
+          continue; // gone: its files become orphans
         }
         for (const e of entries) {
           if (e.kind !== 'ADD') continue;
@@ -264,6 +279,7 @@ export async function planExpire(
       await manifestSkippingSet(reader, t, skipping);
     }
   } catch (e) {
+    onlyMissing(e);
     skippingOk = false;
     warnings.push(`manifest cleaning skipped: cannot build the skipping set (${describe(e)})`);
   }

@@ -66,7 +66,10 @@ export interface FileStoreCommitOptions {
   bucketMode: BucketMode;
   /** Table options (`manifest.compression`, `commit.max-retries`, ...). */
   tableOptions?: Readonly<Record<string, string>>;
-  /** Snapshot JSON layout to write (default 1.4). */
+  /**
+   * Snapshot JSON layout to write. Default 2.0: Paimon 2.0's keys, a random `uuid` per new snapshot
+   * (`Snapshot`'s constructor draws one for every commit); 1.0-1.4 readers ignore unknown keys.
+   */
   writerStyle?: SnapshotWriterStyle;
   /** The latest schema id; default: the highest `schema/schema-N` of the branch. */
   latestSchemaId?: () => Promise<number>;
@@ -342,7 +345,7 @@ export class FileStoreCommit {
           ...(props ? { properties: props } : {}),
           nextRowId: latest?.nextRowId ?? 0n,
         },
-        this.opts.writerStyle ?? '1.4',
+        this.opts.writerStyle ?? '2.0',
         randomUUID(),
       );
     } catch (e) {
@@ -434,7 +437,7 @@ export class FileStoreCommit {
           ...(target.properties !== undefined ? { properties: target.properties } : {}),
           ...(nextRowId !== undefined ? { nextRowId } : {}),
         },
-        this.opts.writerStyle ?? '1.4',
+        this.opts.writerStyle ?? '2.0',
         randomUUID(),
       );
       hooks.beforePublish?.(snapshot);

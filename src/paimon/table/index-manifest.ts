@@ -6,10 +6,9 @@
 import type { FileIO } from '../fs/file-io.js';
 import { PaimonError } from '../errors.js';
 import { INDEX_MANIFEST_ENTRY_SCHEMA, INDEX_MANIFEST_ENTRY_VERSION, avroBytesToBuffer, type AvroBytes } from '../spec/avro-schemas.js';
-import { encodeObjectsFile, readObjectsFile } from '../spec/objects-file.js';
 import { deserializeBinaryRow, type BinaryRow } from '../spec/binary-row.js';
 import { fileKindFromByte, fileKindToByte, type FileKind } from '../spec/manifest-entry.js';
-import { codecOf, type MetadataFileOptions } from './manifest-file.js';
+import { encodeMetadataFile, readMetadataRecords, type MetadataFileOptions } from './manifest-file.js';
 import type { FileStorePathFactory } from './file-store-path-factory.js';
 
 export const HASH_INDEX = 'HASH';
@@ -164,19 +163,16 @@ export class IndexManifestFile {
 
   async read(fileName: string): Promise<IndexManifestEntry[]> {
     const path = this.pathFactory.toManifestFilePath(fileName);
-    const buf = await this.fileIO.readFile(path);
+    const what = `index manifest ${path}`;
     const out: IndexManifestEntry[] = [];
-    for (const r of readObjectsFile(buf, `index manifest ${path}`)) out.push(indexManifestEntryFromRecord(r, `index manifest ${path}`));
+    for (const r of await readMetadataRecords(await this.fileIO.readFile(path), what)) out.push(indexManifestEntryFromRecord(r, what));
     return out;
   }
 
   /** Writes one index manifest with all given entries (`writeWithoutRolling`). */
   async write(entries: readonly IndexManifestEntry[]): Promise<{ fileName: string; fileSize: number }> {
     const fileName = this.pathFactory.newIndexManifestName();
-    const data = await encodeObjectsFile(INDEX_MANIFEST_ENTRY_SCHEMA, entries.map(indexManifestEntryToRecord), {
-      codec: codecOf(this.options),
-      zstdLevel: this.options.zstdLevel,
-    });
+    const data = await encodeMetadataFile(INDEX_MANIFEST_ENTRY_SCHEMA, entries.map(indexManifestEntryToRecord), this.options, `index manifest ${fileName}`);
     await this.fileIO.writeFile(this.pathFactory.toManifestFilePath(fileName), data);
     return { fileName, fileSize: data.length };
   }

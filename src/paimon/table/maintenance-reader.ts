@@ -10,7 +10,6 @@ import { join, parent } from '../fs/path.js';
 import type { BinaryRow } from '../spec/binary-row.js';
 import type { ManifestEntry } from '../spec/manifest-entry.js';
 import { manifestFileMetaFromRecord } from '../spec/manifest-file-meta.js';
-import { readObjectsFile } from '../spec/objects-file.js';
 import { parseSnapshotFiles } from '../spec/snapshot.js';
 import type {
   FileLocator,
@@ -22,7 +21,7 @@ import type {
   SnapshotLike,
 } from '../maintenance/types.js';
 import { listOriginalVersionedFiles } from './hint-file.js';
-import { mapIter, type ManifestFile } from './manifest-file.js';
+import { mapIter, readMetadataRecords, type ManifestFile } from './manifest-file.js';
 import type { FileStorePathFactory } from './file-store-path-factory.js';
 import { TAG_PREFIX } from './tag-manager.js';
 import type { FileStoreTable } from './file-store-table.js';
@@ -51,10 +50,10 @@ export class TableMaintenanceReader implements MaintenanceReader, FileLocator {
 
   async readManifestList(name: string): Promise<ManifestFileRef[]> {
     const path = this.pathFactory.toManifestFilePath(name);
-    const buf = await this.table.fileIO.readFile(path);
+    const what = `manifest list ${path}`;
     const out: ManifestFileRef[] = [];
-    for (const r of readObjectsFile(buf, `manifest list ${path}`)) {
-      const m = manifestFileMetaFromRecord(r, `manifest list ${path}`);
+    for (const r of await readMetadataRecords(await this.table.fileIO.readFile(path), what)) {
+      const m = manifestFileMetaFromRecord(r, what);
       out.push({ fileName: m.fileName, fileSize: Number(m.fileSize) });
     }
     return out;
@@ -88,9 +87,8 @@ export class TableMaintenanceReader implements MaintenanceReader, FileLocator {
   /** Index manifest entries (IndexManifestEntry): only the index file's name, size and location matter here. */
   async readIndexManifest(name: string): Promise<IndexFileRef[]> {
     const path = this.pathFactory.toManifestFilePath(name);
-    const buf = await this.table.fileIO.readFile(path);
     const out: IndexFileRef[] = [];
-    for (const r of readObjectsFile(buf, `index manifest ${path}`)) {
+    for (const r of await readMetadataRecords(await this.table.fileIO.readFile(path), `index manifest ${path}`)) {
       const fileName = r['_FILE_NAME'];
       if (typeof fileName !== 'string') throw new PaimonError('CORRUPT_METADATA', `index manifest ${path}: entry without _FILE_NAME`);
       const size = r['_FILE_SIZE'];

@@ -1,23 +1,32 @@
 /**
- * Reading and writing manifest files (`ManifestFile`): Avro container files of `ManifestEntry`
- * records in `manifest/`, compressed with `manifest.compression` (zstd by default), rolled at
- * `manifest.target-file-size` (8 MiB). Each written file yields its `ManifestFileMeta` as
+ * Reading and writing manifest files (`ManifestFile`): files of `ManifestEntry` records in
+ * `manifest/`, in the table's `manifest.format` (Avro container files by default, or Parquet),
+ * compressed with `manifest.compression` (zstd by default), rolled at `manifest.target-file-size`
+ * (8 MiB). Each written file yields its `ManifestFileMeta` as
  * `ManifestFile.ManifestEntryWriter.result` computes it.
+ *
+ * readMetadataRecords / encodeMetadataFile are the one format switch that manifest lists and
+ * index manifests share: reading goes by the file's magic bytes, writing by the table's option.
  */
 import type { FileIO } from '../fs/file-io.js';
 import { PaimonError } from '../errors.js';
-import { MANIFEST_ENTRY_SCHEMA } from '../spec/avro-schemas.js';
+import { MANIFEST_ENTRY_SCHEMA, type AvroSchema } from '../spec/avro-schemas.js';
 import { avroCodecFor, encodeObjectsFile, prepareCodecs, readBlocks, readHeader, readObjectsFile, type AvroCodec, type ObjectsFileHeader } from '../spec/objects-file.js';
+import { manifestFormatOf, metadataFileFormat, metadataRowType, type ManifestFormat } from '../spec/manifest-format.js';
 import { decodeManifestEntries, hasCurrentManifestEntryLayout, manifestEntryFromRecord, manifestEntryToRecord, type ManifestEntry } from '../spec/manifest-entry.js';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.js';
 import { FullStatsCollector } from '../spec/simple-stats.js';
 import type { BinaryFieldType } from '../spec/binary-row.js';
+import { decodeParquetRecords } from '../data/parquet-reader.js';
+import { encodeParquetRecords } from '../data/parquet-writer.js';
 import type { FileStorePathFactory } from './file-store-path-factory.js';
 
 export const DEFAULT_MANIFEST_TARGET_FILE_SIZE = 8 * 1024 * 1024;
 
 export interface MetadataFileOptions {
-  /** `manifest.compression` (default zstd); `avro.codec` overrides it when set. */
+  /** `manifest.format` (default avro): the format new metadata files are written in. */
+  format?: ManifestFormat;
+  /** `manifest.compression` (default zstd); for Avro files `avro.codec` overrides it when set. */
   compression?: string;
   /** `file.compression.zstd-level` (default 1). */
   zstdLevel?: number;
@@ -26,14 +35,26 @@ export interface MetadataFileOptions {
 }
 
 /**
- * The metadata file options of a table's options map: `avro.codec` over `manifest.compression`
- * (zstd), `file.compression.zstd-level` (1), `manifest.target-file-size` (8 MiB when absent or
- * unreadable).
+ * The metadata file options of a table's options map: `manifest.format` (avro; ORC and other
+ * formats are refused with UNSUPPORTED_FORMAT), `manifest.compression` (zstd; `avro.codec` over
+ * it for Avro), `file.compression.zstd-level` (1), `manifest.target-file-size` (8 MiB when
+ * absent or unreadable).
  */
 export function metadataFileOptions(tableOptions: Readonly<Record<string, string>>): MetadataFileOptions {
   const level = tableOptions['file.compression.zstd-level'];
+  const format = manifestFormatOf(tableOptions);
+  const compression = tableOptions['manifest.compression'] ?? 'zstd';
+  if (format === 'parquet' && /^lz[4o]$/i.test(compression.trim())) {
+    // parquet-mr's LZ4 is Hadoop's framed codec (and LZO Hadoop's too): DuckDB reads LZ4_RAW only.
+    throw new PaimonError(
+      'UNSUPPORTED_FORMAT',
+      `the table has 'manifest.compression' = '${compression}' with Parquet manifests (Hadoop ${compression.toUpperCase()}), which this proxy cannot read or write; ` +
+        `run the procedure in Paimon's own engines (Flink/Spark CALL sys.<procedure>), or use zstd, snappy, gzip or none`,
+    );
+  }
   return {
-    compression: tableOptions['avro.codec'] ?? tableOptions['manifest.compression'] ?? 'zstd',
+    format,
+    compression: format === 'avro' ? (tableOptions['avro.codec'] ?? compression) : compression,
     zstdLevel: level === undefined ? 1 : Number(level),
     targetFileSize: lenientMemorySize(tableOptions['manifest.target-file-size']),
   };
@@ -52,6 +73,25 @@ function lenientMemorySize(v: string | undefined): number | undefined {
 
 export function codecOf(options: MetadataFileOptions): AvroCodec {
   return avroCodecFor(options.compression);
+}
+
+/**
+ * The records of a metadata file held in memory, in whichever supported format it was written
+ * (by its magic bytes). A file of no known format is CORRUPT_METADATA, an ORC file
+ * UNSUPPORTED_FORMAT, both naming `what`.
+ */
+export async function readMetadataRecords(buf: Buffer, what: string): Promise<Iterable<Record<string, unknown>>> {
+  if (metadataFileFormat(buf, what) === 'parquet') return decodeParquetRecords(buf, what);
+  await prepareCodecs();
+  return readObjectsFile(buf, what);
+}
+
+/** A complete metadata file of `records` (shaped by the Avro `schema`) in the options' format and codec. */
+export async function encodeMetadataFile(schema: AvroSchema, records: Iterable<object>, options: MetadataFileOptions, what: string): Promise<Buffer> {
+  if ((options.format ?? 'avro') === 'parquet') {
+    return encodeParquetRecords(metadataRowType(schema), records, { compression: options.compression ?? 'zstd', zstdLevel: options.zstdLevel, what });
+  }
+  return encodeObjectsFile(schema, records, { codec: codecOf(options), zstdLevel: options.zstdLevel });
 }
 
 export class ManifestFile {
@@ -73,6 +113,7 @@ export class ManifestFile {
     const path = this.pathFactory.toManifestFilePath(fileName);
     const [buf] = await Promise.all([this.fileIO.readFile(path), prepareCodecs()]);
     const what = `manifest ${path}`;
+    if (metadataFileFormat(buf, what) === 'parquet') return mapIter(await decodeParquetRecords(buf, what), (r) => manifestEntryFromRecord(r, what));
     const header = readHeader(buf, what);
     if (hasCurrentManifestEntryLayout(header.schema)) return decodeBlocks(buf, what, header);
     return mapIter(readObjectsFile(buf, what), (r) => manifestEntryFromRecord(r, what));
@@ -104,10 +145,7 @@ export class ManifestFile {
 
   private async writeOne(entries: readonly ManifestEntry[], latestSchemaId: bigint): Promise<ManifestFileMeta> {
     const fileName = this.pathFactory.newManifestFileName();
-    const data = await encodeObjectsFile(MANIFEST_ENTRY_SCHEMA, entries.map(manifestEntryToRecord), {
-      codec: codecOf(this.options),
-      zstdLevel: this.options.zstdLevel,
-    });
+    const data = await encodeMetadataFile(MANIFEST_ENTRY_SCHEMA, entries.map(manifestEntryToRecord), this.options, `manifest ${fileName}`);
     await this.fileIO.writeFile(this.pathFactory.toManifestFilePath(fileName), data);
     return manifestFileMetaOf(fileName, BigInt(data.length), entries, this.partitionTypes, latestSchemaId);
   }

@@ -1,13 +1,12 @@
 /**
- * Reading and writing manifest lists (`ManifestList`): Avro container files of `ManifestFileMeta`
- * records in `manifest/`. A list is always written, even with no records (the delta list of an
+ * Reading and writing manifest lists (`ManifestList`): files of `ManifestFileMeta` records in
+ * `manifest/`, in the table's `manifest.format` (Avro or Parquet). A list is always written, even with no records (the delta list of an
  * empty commit); its exact byte size goes into the snapshot's `*ManifestListSize`.
  */
 import type { FileIO } from '../fs/file-io.js';
 import { MANIFEST_FILE_META_SCHEMA } from '../spec/avro-schemas.js';
-import { encodeObjectsFile, prepareCodecs, readObjectsFile } from '../spec/objects-file.js';
 import { manifestFileMetaFromRecord, manifestFileMetaToRecord, type ManifestFileMeta } from '../spec/manifest-file-meta.js';
-import { codecOf, type MetadataFileOptions } from './manifest-file.js';
+import { encodeMetadataFile, readMetadataRecords, type MetadataFileOptions } from './manifest-file.js';
 import type { FileStorePathFactory } from './file-store-path-factory.js';
 import type { Snapshot } from '../spec/snapshot.js';
 
@@ -25,9 +24,9 @@ export class ManifestList {
 
   async read(fileName: string): Promise<ManifestFileMeta[]> {
     const path = this.pathFactory.toManifestFilePath(fileName);
-    const [buf] = await Promise.all([this.fileIO.readFile(path), prepareCodecs()]);
+    const what = `manifest list ${path}`;
     const out: ManifestFileMeta[] = [];
-    for (const r of readObjectsFile(buf, `manifest list ${path}`)) out.push(manifestFileMetaFromRecord(r, `manifest list ${path}`));
+    for (const r of await readMetadataRecords(await this.fileIO.readFile(path), what)) out.push(manifestFileMetaFromRecord(r, what));
     return out;
   }
 
@@ -48,10 +47,7 @@ export class ManifestList {
   /** Writes a new manifest list and returns its name and exact size. */
   async write(metas: readonly ManifestFileMeta[]): Promise<WrittenFile> {
     const fileName = this.pathFactory.newManifestListName();
-    const data = await encodeObjectsFile(MANIFEST_FILE_META_SCHEMA, metas.map(manifestFileMetaToRecord), {
-      codec: codecOf(this.options),
-      zstdLevel: this.options.zstdLevel,
-    });
+    const data = await encodeMetadataFile(MANIFEST_FILE_META_SCHEMA, metas.map(manifestFileMetaToRecord), this.options, `manifest list ${fileName}`);
     await this.fileIO.writeFile(this.pathFactory.toManifestFilePath(fileName), data);
     return { fileName, fileSize: data.length };
   }

@@ -77,6 +77,30 @@ describe('FileStoreCommit', () => {
     assert.deepEqual(live.map((e) => e.file.fileName), ['a', 'b', 'c']);
   });
 
+  test('every new snapshot carries a uuid of its own, written after version (Paimon 2.0 Snapshot)', async () => {
+    const r1 = await committer().commit({ kind: 'APPEND', deltaEntries: [entry('a', 'x')], commitIdentifier: 1n });
+    const r2 = await committer().commit({ kind: 'APPEND', deltaEntries: [entry('b', 'x')], commitIdentifier: 2n });
+    const json = JSON.parse(readFileSync(join(table, 'snapshot', 'snapshot-2'), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(json).slice(0, 3), ['version', 'uuid', 'id']);
+    assert.match(String(json.uuid), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.notEqual(r1.snapshot.uuid, r2.snapshot.uuid);
+    assert.equal(json.uuid, r2.snapshot.uuid);
+    const old = await committer({ writerStyle: '1.4' }).commit({ kind: 'APPEND', deltaEntries: [entry('c', 'x')], commitIdentifier: 3n });
+    assert.equal(old.snapshot.uuid, undefined, "the '1.4' style writes no uuid");
+  });
+
+  test('manifest.format = parquet: manifests and manifest lists are Parquet in manifest.compression, and read back', async () => {
+    const c = committer({ tableOptions: { 'manifest.format': 'parquet', 'manifest.compression': 'snappy' } });
+    const r = await c.commit({ kind: 'APPEND', deltaEntries: [entry('a', 'x', 3n), entry('b', 'y', 4n)], commitIdentifier: 1n });
+    const delta = await c.manifestList.read(r.snapshot.deltaManifestList);
+    for (const f of [r.snapshot.baseManifestList, r.snapshot.deltaManifestList, delta[0].fileName]) {
+      const buf = readFileSync(join(table, 'manifest', f));
+      assert.equal(buf.subarray(0, 4).toString('latin1'), 'PAR1', f);
+    }
+    assert.deepEqual((await c.scan.readLiveEntries(r.snapshot)).map((e) => e.file.fileName), ['a', 'b']);
+    assert.throws(() => committer({ tableOptions: { 'manifest.format': 'orc' } }), (e) => isPaimonError(e, 'UNSUPPORTED_FORMAT'));
+  });
+
   test('an empty commit still writes an empty delta list; snapshot carries index manifest and next row id', async () => {
     const c = committer();
     const idx: IndexManifestEntry = {
