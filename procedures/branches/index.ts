@@ -4,5 +4,10 @@
  */
 import type { ParamSpec } from '../framework/signature.js';
 import type { ProcedureDefinition } from '../framework/registry.js';
+import { createBranch } from './create-branch.js';
+import { deleteBranch } from './delete-branch.js';
+import { fastForward } from './fast-forward.js';
+import { mergeBranch } from './merge-branch.js';
+import { renameBranch } from './rename-branch.js';
 
-export const branchProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [];
+export const branchProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [createBranch, deleteBranch, renameBranch, fastForward, mergeBranch];

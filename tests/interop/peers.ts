@@ -480,7 +480,7 @@ function javaServer(cmd: string, args: string[]): JavaServer {
  * read stdin, and print through PaimonTool.out. Others (SortKeyTool, CompactBench) get a JVM of
  * their own per call.
  */
-const SERVED_MAINS = new Set(['PaimonTool', 'DvTool']);
+const SERVED_MAINS = new Set(['PaimonTool', 'DvTool', 'TagTool', 'BranchTool', 'SysTableTool']);
 
 /** The interesting part of a Java/Python error output: the tool's own message and the causes. */
 function errorSummary(stderr: string): string {

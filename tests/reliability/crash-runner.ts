@@ -20,6 +20,7 @@ import { removeOrphanFiles } from '../../procedures/files/remove-orphan-files.js
 import { rollback, rollbackTo } from '../../procedures/snapshots/rollback-to.js';
 import { rollbackToAsLatest } from '../../procedures/snapshots/rollback-to-as-latest.js';
 import { compact } from '../../procedures/compaction/compact.js';
+import { branchProcedures } from '../../procedures/branches/index.js';
 
 const MUTATING = new Set(['writeFile', 'tryCreateAtomic', 'writeStream', 'delete', 'deleteMany', 'deleteDirectory', 'rename', 'copyFile', 'mkdirs']);
 
@@ -42,7 +43,7 @@ const fileIO = new Proxy(base, {
 }) as FileIO;
 
 const executor = new ProcedureExecutor({
-  registry: new ProcedureRegistry([expireSnapshots, removeOrphanFiles, rollbackTo, rollback, rollbackToAsLatest, compact]),
+  registry: new ProcedureRegistry([expireSnapshots, removeOrphanFiles, rollbackTo, rollback, rollbackToAsLatest, compact, ...branchProcedures]),
   catalogs: new CatalogSet([new FileSystemProcedureCatalog('paimon', warehouse, fileIO)]),
   // one delete at a time, so that a kill point is one well-defined step
   limits: configSchema.parse({ procedures: { delete_concurrency: 1, compact_concurrency: 1 } }).procedures,

@@ -1,6 +1,9 @@
 /**
  * Tags of one branch of a table (`TagManager`): `<branch path>/tag/tag-<name>`.
- * Files are written with a plain (atomic-replace) overwrite like Java's `overwriteFileUtf8`.
+ * A new tag is created only if absent (FileIO.tryCreateAtomic: exclusive create or hard link
+ * locally, `If-None-Match: *` on S3), so of two concurrent creates of one name exactly one
+ * succeeds; Java checks for existence and then overwrites, where both can succeed and the last
+ * write wins. Replacing a tag is the explicit overwrite (`overwriteFileUtf8`).
  *
  * Deleting a tag here removes only the tag file. Java's `deleteTag` then also deletes the data
  * files and manifests that only this tag kept alive (when its snapshot has expired); that needs
@@ -77,7 +80,8 @@ export class TagManager extends BranchScopedManager {
   /**
    * `TagManager.createTag`: TAG_ALREADY_EXISTS unless `ignoreIfExists`. With `timeRetainedMs`
    * the file carries tagCreateTime (local wall clock of `now`) and tagTimeRetained.
-   * Returns false when the tag existed and was left alone.
+   * Returns false when the tag existed and was left alone. The file is created atomically only
+   * if absent: a concurrent creator of the same name makes this call fail (or return false).
    */
   async createTag(
     snapshot: Snapshot,
@@ -89,8 +93,10 @@ export class TagManager extends BranchScopedManager {
       if (opts.ignoreIfExists) return false;
       throw new PaimonError('TAG_ALREADY_EXISTS', `Tag '${name}' already exists in ${this.where()}.`);
     }
-    await this.write(snapshot, name, opts.timeRetainedMs === undefined ? undefined : durationFromMillis(opts.timeRetainedMs), opts.now);
-    return true;
+    const created = await this.write(snapshot, name, opts.timeRetainedMs === undefined ? undefined : durationFromMillis(opts.timeRetainedMs), opts.now, true);
+    if (created) return true;
+    if (opts.ignoreIfExists) return false;
+    throw new PaimonError('TAG_ALREADY_EXISTS', `Tag '${name}' already exists in ${this.where()} (created concurrently).`);
   }
 
   /** `TagManager.replaceTag`: the tag must exist. */
@@ -100,10 +106,13 @@ export class TagManager extends BranchScopedManager {
     await this.write(snapshot, name, opts.timeRetainedMs === undefined ? undefined : durationFromMillis(opts.timeRetainedMs), opts.now);
   }
 
-  private async write(snapshot: Snapshot, name: string, retained: Duration | undefined, now = new Date()): Promise<void> {
+  /** Write the tag file; `exclusive`: only if absent (false when it existed). */
+  private async write(snapshot: Snapshot, name: string, retained: Duration | undefined, now = new Date(), exclusive = false): Promise<boolean> {
     const base = 'tagCreateTime' in snapshot || 'tagTimeRetained' in snapshot ? trimToSnapshot(snapshot as Tag) : snapshot;
     const content = retained === undefined ? tagToJson(base) : tagToJson(tagFromSnapshot(base, retained, localDateTimeOf(now)));
+    if (exclusive) return this.fileIO.tryCreateAtomic(this.tagPath(name), content);
     await this.fileIO.writeFile(this.tagPath(name), content);
+    return true;
   }
 
   /**
