@@ -65,6 +65,8 @@ export const configSchema = z.strictObject({
        * is a fixed 128 KiB (src/session/session.ts).
        */
       max_allowed_packet: z.number().int().min(1024).max(1 << 30).default(64 << 20),
+      /** Offer the compressed protocol (CLIENT_COMPRESS, zlib) to clients. */
+      compression: z.boolean().default(true),
     })
     .prefault({}),
   upstream: z
@@ -95,6 +97,8 @@ export const configSchema = z.strictObject({
        */
       refresh_user: z.string().min(1).optional(),
       refresh_password: z.string().optional(),
+      /** Compress the FE leg too when the client compresses and the FE offers it (Doris does not). */
+      compression: z.boolean().default(true),
     })
     .optional(),
   catalogs: z.array(catalogSchema).default([]),
@@ -115,6 +119,10 @@ export const configSchema = z.strictObject({
   audit: z
     .strictObject({
       file: z.string().optional(),
+      /** Rotate the audit file when it would grow past this many bytes (audit.jsonl -> .1 ... .keep). Unset: never (SIGHUP reopens it, for logrotate). */
+      max_bytes: z.number().int().min(4096).optional(),
+      /** Rotated audit files kept. */
+      keep: z.number().int().min(1).max(100).default(5),
       /** Also insert each record into a table over a MySQL-protocol connection (created if absent). */
       mysql: mysqlTargetSchema
         .extend({ table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('paimon_procedure_audit') })

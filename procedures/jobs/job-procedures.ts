@@ -14,14 +14,16 @@
  *
  * They are scoped to the caller: a user lists, inspects and cancels the jobs that user
  * submitted (a job of someone else is "not found", so ids do not reveal other users' work).
- * Their signatures say so (`callerScoped: true`), and the privilege check of the executor
- * hooks is skipped for them: submitting the job already required the procedure's privilege.
+ * Their signatures say so (`callerScoped: true`). The executor hooks check their declared
+ * privilege within the catalog (src/observability/ops-hooks.ts authorizeWithinCatalog):
+ * list_jobs and job_status need any privilege (SELECT, ALTER, ...) and cancel_job ALTER, on the
+ * catalog or on anything in it (ADMIN does for all three).
  */
 import { defineProcedure, type ProcedureDefinition } from '../framework/registry.js';
 import { traitsOf, type ParamSpec } from '../framework/signature.js';
 import { ProcedureError } from '../framework/errors.js';
 import type { ResultRow } from '../framework/result.js';
-import { JOB_STATES, type JobRecord, type JobState } from '../framework/jobs/job.js';
+import { JOB_STATES, shownProgress, type JobRecord, type JobState } from '../framework/jobs/job.js';
 import type { JobManager } from '../framework/jobs/job-manager.js';
 import { CallCancelReason, isCallId, type CancellationRegistry, type RunningCall } from '../framework/cancellation.js';
 
@@ -83,7 +85,7 @@ export function jobResultRow(r: JobRecord): ResultRow {
     created_at: new Date(r.createdAt),
     started_at: r.startedAt === null ? null : new Date(r.startedAt),
     finished_at: r.finishedAt === null ? null : new Date(r.finishedAt),
-    progress: progressText(r.progress),
+    progress: progressText(shownProgress(r)),
     committed: r.committed,
     error_code: r.error?.code ?? null,
     errno: r.error?.errno ?? null,
@@ -93,10 +95,10 @@ export function jobResultRow(r: JobRecord): ResultRow {
     mode: 'async',
     connection_id: r.connectionId,
     target: jobTarget(r),
-    phase: r.progress?.phase ?? null,
-    done: count(r.progress?.done),
-    total: count(r.progress?.total),
-    message: r.progress?.message ?? null,
+    phase: shownProgress(r)?.phase ?? null,
+    done: count(shownProgress(r)?.done),
+    total: count(shownProgress(r)?.total),
+    message: shownProgress(r)?.message ?? null,
     query_id: null,
   };
 }

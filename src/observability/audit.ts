@@ -7,7 +7,7 @@
  * the process, so a caller that forgets cannot leak a secret. `runAudited` is the wrapper the
  * executor uses: it measures the call, maps its error to an outcome and always writes.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -32,9 +32,12 @@ export interface AuditRecord {
   arguments: Record<string, unknown>;
   /** The statement text as received; secrets masked. */
   statement: string | null;
-  /** The snapshot the plan was made from, and the one the call produced (null if none). */
-  pinnedSnapshot: number | null;
-  resultingSnapshot: number | null;
+  /**
+   * The snapshot the plan was made from, and the one the call produced (null if none). A
+   * bigint when the id is beyond 2^53 (written as its exact decimal digits), else a number.
+   */
+  pinnedSnapshot: number | bigint | null;
+  resultingSnapshot: number | bigint | null;
   outcome: AuditOutcome;
   /** Symbolic error code (procedures/framework/errors.ts) and errno, when the call failed. */
   errorCode: string | null;
@@ -51,6 +54,12 @@ export interface AuditRecord {
   phases: Record<string, number>;
   /** The proxy process that ran the call (several replicas may share a table). */
   proxy: string;
+  /**
+   * Members cut to the audit's size limits (boundAuditRecord), by path (`arguments.where`,
+   * `statement`, `affectedObjects`), with their original size: bytes of UTF-8 for strings,
+   * entries for affectedObjects. Absent when nothing was cut.
+   */
+  truncated?: Record<string, number>;
 }
 
 export interface AuditSink {
@@ -69,35 +78,190 @@ export function maskRecord(r: AuditRecord): AuditRecord {
   return mask(r);
 }
 
+/**
+ * Size limits of one audit record: arguments, statement and error text come from the client
+ * (or echo it), so each is cut to a stated size and the record says what was cut and how
+ * long it was. The file and table then grow by at most AUDIT_MAX_RECORD_BYTES per CALL.
+ */
+export const AUDIT_MAX_ARGUMENT_BYTES = 4 * 1024;
+export const AUDIT_MAX_STATEMENT_BYTES = 16 * 1024;
+export const AUDIT_MAX_MESSAGE_BYTES = 4 * 1024;
+export const AUDIT_MAX_AFFECTED_OBJECTS = 1000;
+export const AUDIT_MAX_RECORD_BYTES = 64 * 1024;
+/** What arguments are cut to when many long ones together would still exceed the record limit. */
+const AUDIT_TIGHT_ARGUMENT_BYTES = 256;
+
+/**
+ * A string cut to at most `max` bytes of UTF-8 in all (never inside a character), ending in a
+ * marker with the original size; null when it fits. Cutting the result again changes nothing.
+ */
+export function truncateUtf8(s: string, max: number): { text: string; bytes: number } | null {
+  const bytes = Buffer.byteLength(s, 'utf8');
+  if (bytes <= max) return null;
+  const marker = `... [truncated, ${bytes} bytes]`;
+  const buf = Buffer.from(s, 'utf8');
+  let end = Math.max(0, max - marker.length);
+  // Back off continuation bytes (10xxxxxx) so the cut is on a character boundary.
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  return { text: `${buf.subarray(0, end).toString('utf8')}${marker}`, bytes };
+}
+
+/** The record within the size limits (masking first: a secret is never cut in two where the mask would miss it). */
+export function boundAuditRecord(r: AuditRecord): AuditRecord {
+  const truncated: Record<string, number> = { ...(r.truncated ?? {}) };
+  const cut = (path: string, v: string | null, max: number): string | null => {
+    if (v === null) return null;
+    const t = truncateUtf8(v, max);
+    if (t === null) return v;
+    truncated[path] = Math.max(truncated[path] ?? 0, t.bytes);
+    return t.text;
+  };
+  const args = (max: number): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(r.arguments)) {
+      const key = cut('argument names', k, 128)!;
+      out[key] = typeof v === 'string' ? cut(`arguments.${key}`, v, max) : v;
+    }
+    return out;
+  };
+  let affected = r.affectedObjects;
+  if (affected.length > AUDIT_MAX_AFFECTED_OBJECTS) {
+    truncated['affectedObjects'] = affected.length;
+    affected = [...affected.slice(0, AUDIT_MAX_AFFECTED_OBJECTS), `... ${affected.length - AUDIT_MAX_AFFECTED_OBJECTS} more`];
+  }
+  let out: AuditRecord = {
+    ...r,
+    user: cut('user', r.user, 256)!,
+    clientAddress: cut('clientAddress', r.clientAddress, 256)!,
+    catalog: cut('catalog', r.catalog, 256)!,
+    procedure: cut('procedure', r.procedure, 128)!,
+    arguments: args(AUDIT_MAX_ARGUMENT_BYTES),
+    statement: cut('statement', r.statement, AUDIT_MAX_STATEMENT_BYTES),
+    errorMessage: cut('errorMessage', r.errorMessage, AUDIT_MAX_MESSAGE_BYTES),
+    affectedObjects: affected.map((o, i) => cut(`affectedObjects[${i}]`, o, 1024)!),
+  };
+  if (Buffer.byteLength(JSON.stringify(out, bigintJson)) > AUDIT_MAX_RECORD_BYTES) {
+    // Many long members together: arguments shrink further, then the statement, then the objects.
+    out = { ...out, arguments: args(AUDIT_TIGHT_ARGUMENT_BYTES), statement: cut('statement', r.statement, 4 * 1024) };
+    if (Buffer.byteLength(JSON.stringify(out, bigintJson)) > AUDIT_MAX_RECORD_BYTES) {
+      if (truncated['affectedObjects'] === undefined) truncated['affectedObjects'] = r.affectedObjects.length;
+      out = { ...out, affectedObjects: [...out.affectedObjects.slice(0, 20), `... ${r.affectedObjects.length - 20} more`] };
+    }
+  }
+  if (Object.keys(truncated).length > 0) out.truncated = truncated;
+  return out;
+}
+
+/** What every sink writes: masked, then bounded. */
+export function safeRecord(r: AuditRecord): AuditRecord {
+  return boundAuditRecord(maskRecord(r));
+}
+
 // ---------------------------------------------------------------------------------------------
 // JSON lines file
 
+export interface FileAuditOptions {
+  /**
+   * Rotate when the file would grow past this many bytes: `audit.jsonl` becomes
+   * `audit.jsonl.1` (the older ones move up to `.keep`, the oldest is deleted). Unset: never.
+   */
+  maxBytes?: number;
+  /** Rotated files kept (default 5). */
+  keep?: number;
+}
+
+/**
+ * JSON lines, appended. Writes are queued so that rotation and reopen happen between two
+ * records, never inside one. `reopen()` (on SIGHUP, see ops-runtime) starts writing to a new
+ * file at the same path after an external logrotate moved the old one away.
+ */
 export class FileAuditSink implements AuditSink {
-  private readonly stream: WriteStream;
+  private stream: WriteStream;
+  private size: number;
   private closed = false;
   private failure: Error | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly maxBytes: number | undefined;
+  private readonly keep: number;
 
-  constructor(readonly path: string) {
+  constructor(readonly path: string, opts: FileAuditOptions = {}) {
     mkdirSync(dirname(path), { recursive: true });
-    this.stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
-    this.stream.on('error', (e) => {
-      this.failure = e;
+    this.maxBytes = opts.maxBytes !== undefined && opts.maxBytes > 0 ? opts.maxBytes : undefined;
+    this.keep = Math.max(1, opts.keep ?? 5);
+    this.size = 0;
+    this.stream = this.open();
+  }
+
+  private open(): WriteStream {
+    try {
+      this.size = statSync(this.path).size;
+    } catch {
+      this.size = 0;
+    }
+    const stream = createWriteStream(this.path, { flags: 'a', mode: 0o600 });
+    this.failure = null;
+    stream.on('error', (e) => {
+      if (this.stream === stream) this.failure = e;
     });
+    return stream;
+  }
+
+  private endStream(): Promise<void> {
+    const s = this.stream;
+    return new Promise((resolve) => s.end(() => resolve()));
+  }
+
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn);
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   write(record: AuditRecord): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`audit file ${this.path} is closed`));
-    if (this.failure) return Promise.reject(this.failure);
-    const line = JSON.stringify(maskRecord(record), bigintJson) + '\n';
-    return new Promise((resolve, reject) => {
-      this.stream.write(line, (err) => (err ? reject(err) : resolve()));
+    const line = JSON.stringify(safeRecord(record), bigintJson) + '\n';
+    const bytes = Buffer.byteLength(line);
+    return this.enqueue(async () => {
+      if (this.maxBytes !== undefined && this.size > 0 && this.size + bytes > this.maxBytes) await this.rotate();
+      if (this.failure) throw this.failure;
+      await new Promise<void>((resolve, reject) => {
+        this.stream.write(line, (err) => (err ? reject(err) : resolve()));
+      });
+      this.size += bytes;
+    });
+  }
+
+  /** Move audit.jsonl to .1 (and .n to .n+1, dropping the oldest), then start a new file. */
+  private async rotate(): Promise<void> {
+    await this.endStream();
+    rmSync(`${this.path}.${this.keep}`, { force: true });
+    for (let i = this.keep - 1; i >= 1; i--) {
+      try {
+        renameSync(`${this.path}.${i}`, `${this.path}.${i + 1}`);
+      } catch {
+        // that generation does not exist yet
+      }
+    }
+    renameSync(this.path, `${this.path}.1`);
+    this.stream = this.open();
+  }
+
+  /** Close the file and open the path again (a new file when it was moved away). */
+  reopen(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return this.enqueue(async () => {
+      await this.endStream();
+      this.stream = this.open();
     });
   }
 
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
-    return new Promise((resolve) => this.stream.end(() => resolve()));
+    return this.enqueue(() => this.endStream());
   }
 }
 
@@ -199,7 +363,7 @@ export class MysqlAuditSink implements AuditSink {
 
   async write(record: AuditRecord): Promise<void> {
     await this.ensureTable();
-    const r = maskRecord(record);
+    const r = safeRecord(record);
     const values = [
       r.queryId, sqlDateTime(r.time), sqlDateTime(r.endTime), r.connectionId, r.user, r.clientAddress, r.catalog,
       r.procedure, JSON.stringify(r.arguments, bigintJson), r.statement, r.pinnedSnapshot, r.resultingSnapshot, r.outcome,
@@ -244,15 +408,20 @@ export class MultiAuditSink implements AuditSink {
   async close(): Promise<void> {
     await Promise.allSettled(this.sinks.map((s) => s.close()));
   }
+
+  /** Reopen the file sinks (after logrotate moved their files); the others are left alone. */
+  async reopen(): Promise<void> {
+    await Promise.allSettled(this.sinks.map((s) => (s instanceof FileAuditSink ? s.reopen() : undefined)));
+  }
 }
 
 /** Build the configured sinks: the file (default path given by the caller) and the table. */
 export function createAuditSink(
-  cfg: { file?: string; mysql?: Omit<MysqlAuditOptions, 'createTable' | 'connectTimeoutMs'> },
+  cfg: { file?: string; mysql?: Omit<MysqlAuditOptions, 'createTable' | 'connectTimeoutMs'> } & FileAuditOptions,
   log?: Logger,
 ): MultiAuditSink {
   const sinks: AuditSink[] = [];
-  if (cfg.file) sinks.push(new FileAuditSink(cfg.file));
+  if (cfg.file) sinks.push(new FileAuditSink(cfg.file, { ...(cfg.maxBytes !== undefined ? { maxBytes: cfg.maxBytes } : {}), ...(cfg.keep !== undefined ? { keep: cfg.keep } : {}) }));
   if (cfg.mysql) sinks.push(new MysqlAuditSink(cfg.mysql));
   return new MultiAuditSink(sinks, log);
 }
@@ -276,8 +445,8 @@ export interface AuditStart {
 
 /** What the call reports as it runs (filled in by the procedure / executor). */
 export interface AuditProgress {
-  pinnedSnapshot: number | null;
-  resultingSnapshot: number | null;
+  pinnedSnapshot: number | bigint | null;
+  resultingSnapshot: number | bigint | null;
   affectedObjects: string[];
   phases: Record<string, number>;
   committed: boolean | null;
@@ -361,8 +530,8 @@ export function buildAuditRecord(
   const err = end.error as ErrorLike | undefined;
   const failed = end.failed;
   const committedFromError = failed && typeof err?.committed === 'boolean' ? (err.committed as boolean) : null;
-  // Masked here already, so that any sink (also one written by someone else) gets a safe record.
-  return maskRecord({
+  // Masked and bounded here already, so that any sink (also one written by someone else) gets a safe record.
+  return safeRecord({
     time: new Date(end.startedAt).toISOString(),
     endTime: new Date(end.endedAt).toISOString(),
     queryId: start.queryId ?? newQueryId(),

@@ -18,8 +18,8 @@ import type { HeavyJobLimiter } from '../../procedures/framework/concurrency/hea
 import type { Warning } from '../router/route.js';
 import type { FeRefresher } from '../fe-refresh.js';
 import type { GrantSource } from '../security/grant-source.js';
-import { authorize, identityOf, orphanFloorRequirement, requirementFor } from '../security/privileges.js';
-import { buildAuditRecord, newAuditProgress, type AuditRecord, type AuditSink, type AuditOutcome } from './audit.js';
+import { authorize, identityOf, orphanFloorRequirement, requirementFor, satisfies, type Privilege, type UserGrants, type UserIdentity } from '../security/privileges.js';
+import { AUDIT_MAX_STATEMENT_BYTES, buildAuditRecord, newAuditProgress, truncateUtf8, type AuditRecord, type AuditSink, type AuditOutcome } from './audit.js';
 import type { CallArgument } from '../../procedures/framework/binding.js';
 import type { Logger } from './logger.js';
 import type { ProxyMetrics } from './metrics.js';
@@ -102,15 +102,32 @@ function firstOf(row: Record<string, unknown> | undefined, names: readonly strin
   return null;
 }
 
+/** A 64-bit id exactly: a number while it is safe, else the bigint (snapshot ids may pass 2^53). */
+function exactId(v: unknown): number | bigint | null {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : null;
+  const big = typeof v === 'bigint' ? v : typeof v === 'string' && /^-?\d{1,20}$/.test(v) ? BigInt(v) : null;
+  if (big === null) return null;
+  return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+}
+
+function firstId(row: Record<string, unknown> | undefined, names: readonly string[]): number | bigint | null {
+  if (!row) return null;
+  for (const n of names) {
+    const v = exactId(row[n]);
+    if (v !== null) return v;
+  }
+  return null;
+}
+
 /**
  * Facts for audit and metrics from a procedure's first result row, by the column names the
- * procedures use (`pinned_snapshot_id`, `deleted_files`, ...).
+ * procedures use (`pinned_snapshot_id`, `deleted_files`, ...). Snapshot ids are exact.
  */
-export function resultFacts(outcome: CallOutcome): { pinned: number | null; resulting: number | null; deletedFiles: number; rewrittenRows: number; rewrittenBytes: number } {
+export function resultFacts(outcome: CallOutcome): { pinned: number | bigint | null; resulting: number | bigint | null; deletedFiles: number; rewrittenRows: number; rewrittenBytes: number } {
   const row = outcome.ok ? (outcome.result.rows[0] as Record<string, unknown> | undefined) : undefined;
   return {
-    pinned: firstOf(row, ['pinned_snapshot_id', 'pinned_snapshot']),
-    resulting: firstOf(row, ['resulting_snapshot_id', 'new_snapshot_id', 'committed_snapshot_id', 'snapshot_id']),
+    pinned: firstId(row, ['pinned_snapshot_id', 'pinned_snapshot']),
+    resulting: firstId(row, ['resulting_snapshot_id', 'new_snapshot_id', 'committed_snapshot_id', 'snapshot_id']),
     deletedFiles: firstOf(row, ['deleted_files', 'deleted_files_count', 'deleted_file_count']) ?? 0,
     rewrittenRows: firstOf(row, ['rewritten_rows', 'rows_rewritten']) ?? 0,
     rewrittenBytes: firstOf(row, ['rewritten_bytes', 'written_bytes', 'bytes_rewritten']) ?? 0,
@@ -158,6 +175,48 @@ function branchOf(call: CallInfo): string | null {
   }
 }
 
+/** Privileges that make a catalog visible to a user (Doris shows a catalog to users with any of them in it). */
+const VISIBILITY_PRIVILEGES: readonly Privilege[] = ['SELECT', 'LOAD', 'ALTER', 'CREATE', 'DROP', 'SHOW_VIEW', 'ADMIN'];
+
+/**
+ * The privilege check of a caller-scoped procedure (the job procedures), which only ever act on
+ * the caller's own jobs: the declared privilege on the catalog or on anything in it (a grant on
+ * `paimon.db.t` counts for catalog `paimon`), or ADMIN. A declared SELECT (list_jobs,
+ * job_status: reading about one's own jobs) is met by any privilege that makes the catalog
+ * visible, so that whoever could submit a job (ALTER on one table) can follow it; ALTER
+ * (cancel_job) needs ALTER. Null when allowed.
+ */
+export function authorizeWithinCatalog(who: UserIdentity, grants: UserGrants, procedure: string, privilege: Privilege, catalog: string): ProcedureError | null {
+  const inCatalog = (g: UserGrants['grants'][number]): boolean => g.catalog === '*' || g.catalog.toLowerCase() === catalog.toLowerCase();
+  const has = (g: UserGrants['grants'][number]): boolean => (privilege === 'SELECT' ? g.privileges.some((p) => VISIBILITY_PRIVILEGES.includes(p)) : satisfies(g.privileges, privilege));
+  if (grants.grants.some((g) => inCatalog(g) && has(g))) return null;
+  const u = `'${who.user.replace(/'/g, "''")}'@'${who.host.replace(/'/g, "''")}'`;
+  const need = privilege === 'SELECT' ? 'a privilege (SELECT, ALTER, ...)' : privilege;
+  return new ProcedureError('DATABASE_ACCESS_DENIED', `Access denied for user ${u} to catalog '${catalog}' (procedure ${procedure} needs ${need} on the catalog or on a database or table in it)`);
+}
+
+function boundedText(s: string, max: number): string {
+  return truncateUtf8(s, max)?.text ?? s;
+}
+
+/** The `procedure` label of calls whose procedure name is not known to be a registered one. */
+export const UNKNOWN_PROCEDURE_LABEL = 'unknown';
+
+/**
+ * Errors raised before the registry found the procedure (the executor checks the catalog, then
+ * looks the procedure up, then binds): with them the name is only what the client wrote.
+ */
+const NAME_UNCHECKED_CODES: ReadonlySet<unknown> = new Set(['PROCEDURE_NOT_FOUND', 'CATALOG_NOT_FOUND', 'PARSE_ERROR', 'MULTI_STATEMENT', 'INTERNAL_ERROR']);
+
+/**
+ * The metric label of a refused CALL's procedure: its name when the registry found it (the
+ * refusal came from binding), else `unknown`, so that the label values are the registered
+ * names and nothing a client can invent. (Bound calls use the signature's name.)
+ */
+export function metricProcedureLabel(procedure: string, errorCode: unknown): string {
+  return NAME_UNCHECKED_CODES.has(errorCode) ? UNKNOWN_PROCEDURE_LABEL : procedure;
+}
+
 export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
   const now = opts.now ?? Date.now;
   const calls = new Map<string, CallState>();
@@ -195,8 +254,8 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
         'db.user': call.caller.user,
         'paimon.connection_id': call.caller.connectionId,
         'client.address': call.caller.clientAddress,
-        // The statement with secrets masked (the exporter masks every attribute again).
-        'db.statement': maskText(call.statement),
+        // The statement with secrets masked (the exporter masks every attribute again), as long as the audit keeps it.
+        'db.statement': boundedText(maskText(call.statement), AUDIT_MAX_STATEMENT_BYTES),
         ...(call.jobId !== undefined ? { 'paimon.job_id': call.jobId } : {}),
       }, { ...(opts.tracer ? { tracer: opts.tracer } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}), now });
       let target: string | undefined;
@@ -236,7 +295,13 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
       st.trace.enter('resolve');
       const target = callTarget(call);
       const traits = traitsOf(call.signature);
-      if (opts.grants && !traits.callerScoped) {
+      if (opts.grants && traits.callerScoped) {
+        // list_jobs, job_status, cancel_job act only on the caller's own jobs (job-procedures.ts);
+        // their privilege is still checked, within the catalog (see authorizeWithinCatalog).
+        const grants = await opts.grants.grantsFor(call.caller);
+        const denied = authorizeWithinCatalog(identityOf(call.caller.user, call.caller.clientAddress), grants, call.procedure, call.signature.privilege.privilege, call.catalog);
+        if (denied) throw denied;
+      } else if (opts.grants) {
         const req = requirementFor(call.procedure, call.signature.privilege, target);
         const grants = await opts.grants.grantsFor(call.caller);
         const who = identityOf(call.caller.user, call.caller.clientAddress);
@@ -372,7 +437,8 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
 
   /**
    * A CALL refused before it was bound (unknown procedure, bad arguments, unparsable): one
-   * record with the procedure name and arguments as written, and a count in the metrics.
+   * record with the procedure name and arguments as written, and a count in the metrics under
+   * metricProcedureLabel (a client cannot mint new series).
    */
   async function auditRejected(outcome: Extract<CallOutcome, { ok: false }>, r: NonNullable<Extract<CallOutcome, { ok: false }>['rejected']>): Promise<void> {
     const procedure = r.request.procedure.toLowerCase();
@@ -391,7 +457,7 @@ export function createOpsHooks(opts: OpsHooksOptions): OpsHooks {
       newAuditProgress(),
       { startedAt: r.startedAt, endedAt: r.startedAt + outcome.durationMs, failed: true, error: outcome.error },
     );
-    opts.metrics?.callFinished(procedure, record.outcome as AuditOutcome, outcome.durationMs / 1000);
+    opts.metrics?.callFinished(metricProcedureLabel(procedure, outcome.error.code), record.outcome as AuditOutcome, outcome.durationMs / 1000);
     await writeAudit(record);
   }
 

@@ -54,6 +54,8 @@ export interface OpsRuntimeOptions {
   sessionVariable?: (connectionId: number, name: string) => string | null | undefined;
   /** Start the /metrics HTTP endpoint when `metrics.port` is configured (default true). */
   serveMetrics?: boolean;
+  /** Reopen the audit file on SIGHUP (default true; tests starting several runtimes in one process may turn it off). */
+  reopenOnSighup?: boolean;
   /**
    * Set in the worker processes of `listen.workers` > 1: each worker keeps its embedded job
    * file in its own sub-directory and owns its jobs (the shared MySQL store lets every worker
@@ -106,9 +108,19 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
     {
       file: config.audit.file ?? join(dataDir, 'audit.jsonl'),
       ...(config.audit.mysql ? { mysql: config.audit.mysql } : {}),
+      ...(config.audit.max_bytes !== undefined ? { maxBytes: config.audit.max_bytes } : {}),
+      keep: config.audit.keep,
     },
     log,
   );
+  // SIGHUP reopens the audit file, for logrotate's `postrotate kill -HUP <pid>` (or copytruncate-free
+  // rotation by any tool that moves the file away). Registering the handler also stops Node's
+  // default SIGHUP action (exit).
+  const onHangup = (): void => {
+    log.info({ file: config.audit.file ?? join(dataDir, 'audit.jsonl') }, 'SIGHUP: reopening the audit file');
+    void audit.reopen();
+  };
+  if (opts.reopenOnSighup !== false) process.on('SIGHUP', onHangup);
 
   let grants: GrantSource | undefined;
   /**
@@ -235,6 +247,7 @@ export async function startOps(config: ProxyConfig, opts: OpsRuntimeOptions): Pr
       return submitAsyncCall(jobs, runner, req, caller, { heavy: signature !== undefined && traitsOf(signature).heavy });
     },
     async close() {
+      process.removeListener('SIGHUP', onHangup);
       await jobs.close();
       hooks.close();
       await refresher?.close();

@@ -15,12 +15,26 @@
  *
  * Whether named and positional arguments may be mixed is decided at binding (Paimon's Spark
  * rule refuses it), so both are read here.
+ *
+ * Limits (a client controls the text, so nothing here grows with it beyond one pass): the
+ * grammar has no nesting at all (a literal is a flat token: a `(` where a literal belongs is
+ * a syntax error, not a deeper level), at most MAX_CALL_ARGUMENTS arguments, and name parts
+ * and argument names of at most MAX_IDENTIFIER_LENGTH characters, as MySQL's identifiers
+ * (NAME_CHAR_LEN, ER_TOO_LONG_IDENT) and Doris's default table_name_length_limit. Messages
+ * quote at most a short prefix of what the client sent.
  */
 import type { ArgumentValue, CallArgument } from '../../procedures/framework/binding.js';
 import { ER_NOT_SUPPORTED_YET } from '../../protocol/constants.js';
 import { Lexer, ParseError, isKeyword, type LexerOptions, type Token } from './sql-lexer.js';
 
 export { ParseError } from './sql-lexer.js';
+
+/** Longest catalog, namespace, procedure or argument name, in characters (MySQL's NAME_CHAR_LEN). */
+export const MAX_IDENTIFIER_LENGTH = 64;
+/** Most arguments one CALL may pass (Paimon's procedures take fewer than 20, framework arguments included). */
+export const MAX_CALL_ARGUMENTS = 64;
+/** How much of a client's identifier a message quotes. */
+const QUOTED_IDENTIFIER_MAX = 40;
 
 export interface CallName {
   /** 1 to 3 identifier parts as written (back-quotes removed, case kept). */
@@ -61,6 +75,7 @@ function readName(lx: Lexer): CallName {
     if (t.kind !== 'ident') {
       throw lx.error(t.start, 'an identifier', { detail: `expected a procedure name part ([catalog.]sys.procedure), found ${describe(t)}` });
     }
+    checkIdentifierLength(lx, t, 'a procedure name part');
     parts.push(t.value);
     const dot = lx.peek();
     if (!punct(dot, '.')) break;
@@ -69,6 +84,15 @@ function readName(lx: Lexer): CallName {
     t = lx.next();
   }
   return { parts, end: t.end };
+}
+
+/** Identifiers longer than MySQL allows are refused here, before they reach a message, the audit or a path. */
+function checkIdentifierLength(lx: Lexer, t: Extract<Token, { kind: 'ident' }>, what: string): void {
+  if ([...t.value].length > MAX_IDENTIFIER_LENGTH) {
+    throw lx.error(t.start, `an identifier of at most ${MAX_IDENTIFIER_LENGTH} characters`, {
+      detail: `${what} is longer than ${MAX_IDENTIFIER_LENGTH} characters (identifier ${describe(t)})`,
+    });
+  }
 }
 
 function punct(t: Token, v: string): t is Extract<Token, { kind: 'punct' }> {
@@ -83,11 +107,33 @@ function describe(t: Token): string {
       return 'a string';
     case 'number':
       return `the number ${t.text}`;
-    case 'ident':
-      return t.quoted ? `\`${t.value}\`` : `'${t.value}'`;
+    case 'ident': {
+      const v = [...t.value];
+      const shown = v.length > QUOTED_IDENTIFIER_MAX ? `${v.slice(0, QUOTED_IDENTIFIER_MAX).join('')}...` : t.value;
+      return t.quoted ? `\`${shown}\`` : `'${shown}'`;
+    }
     case 'punct':
       return `'${t.value}'`;
   }
+}
+
+/** How a catalog name as written resolves against the configured catalogs. */
+export type CatalogResolution = { kind: 'found'; name: string } | { kind: 'ambiguous'; candidates: string[] } | { kind: 'none' };
+
+/**
+ * The configured catalog a written name means: the exact name first, else the one configured
+ * name equal to it ignoring case (`CALL PAIMON.SYS.COMPACT(...)` for catalog `paimon`); two
+ * or more such names are ambiguous and none is chosen. (Doris itself looks catalogs up by the
+ * exact name, CatalogMgr.getCatalog; the proxy is more lenient only where that cannot pick
+ * the wrong catalog.)
+ */
+export function resolveCatalogName(written: string, configured: readonly string[]): CatalogResolution {
+  if (configured.includes(written)) return { kind: 'found', name: written };
+  const lower = written.toLowerCase();
+  const candidates = configured.filter((n) => n.toLowerCase() === lower);
+  if (candidates.length === 1) return { kind: 'found', name: candidates[0]! };
+  if (candidates.length > 1) return { kind: 'ambiguous', candidates };
+  return { kind: 'none' };
 }
 
 /** Parse the argument list and the end of an intercepted CALL whose name ended at `name.end`. */
@@ -103,6 +149,9 @@ export function parseCallArguments(sql: string, name: CallName, opts: LexerOptio
       lx.next();
     } else {
       for (;;) {
+        if (args.length === MAX_CALL_ARGUMENTS) {
+          throw lx.error(lx.peek().start, "')'", { detail: `a CALL takes at most ${MAX_CALL_ARGUMENTS} arguments` });
+        }
         args.push(parseArgument(lx));
         t = lx.next();
         if (punct(t, ')')) break;
@@ -131,6 +180,7 @@ function parseArgument(lx: Lexer): CallArgument {
   const t = lx.peek();
   if (t.kind === 'ident' && !isLiteralKeyword(t) && !isTypedLiteral(lx, t)) {
     lx.next();
+    checkIdentifierLength(lx, t, 'an argument name');
     const arrow = lx.next();
     if (!punct(arrow, '=>')) {
       throw lx.error(arrow.start, "'=>'", {

@@ -21,9 +21,9 @@ import type { CallRequest, ProcedureExecutor } from '../../procedures/framework/
 import { CancellationRegistry, type NewRunningCall } from '../../procedures/framework/cancellation.js';
 import { ProcedureError } from '../../procedures/framework/errors.js';
 import type { CallerInfo } from '../../procedures/framework/context.js';
-import { parseCallArguments, parseCallName, ParseError, type CallName } from './call-parser.js';
+import { parseCallArguments, parseCallName, ParseError, resolveCatalogName, type CallName, type CatalogResolution } from './call-parser.js';
 import type { LocalReply, Route, SessionView, StatementRouter } from './route.js';
-import { literalValue, parseKill, parseSet, parseSwitch, parseUse, type KillStatement } from './session-statement.js';
+import { isShowDiagnostics, literalValue, parseKill, parseSet, parseSwitch, parseUse, type KillStatement } from './session-statement.js';
 import { classifyStatement } from './statement-prefilter.js';
 import { newStandaloneState, rememberWarnings, respondStandalone, unknownCatalog, type StandaloneEnv, type StandaloneSessionState } from './standalone-responder.js';
 
@@ -97,6 +97,12 @@ export class Router implements StatementRouter {
   /** What runs now, by connection: the single source of truth for KILL and `isRunning`. */
   readonly calls: CancellationRegistry;
   private readonly standaloneStates = new WeakMap<SessionView, StandaloneSessionState>();
+  /**
+   * Relay mode: sessions whose last statement was a CALL the proxy answered. The FE never saw
+   * it, so the SHOW WARNINGS / SHOW ERRORS (and COUNT(*) forms) that follow are answered here
+   * from that CALL's reply; any other statement goes to the FE and ends this.
+   */
+  private readonly afterLocalCall = new WeakSet<SessionView>();
   private readonly standaloneEnv: StandaloneEnv;
 
   constructor(opts: RouterOptions) {
@@ -114,10 +120,23 @@ export class Router implements StatementRouter {
 
   route(sql: string, session: SessionView): Route {
     const kind = classifyStatement(sql);
+    if (!session.standalone && this.afterLocalCall.has(session)) {
+      if (kind === 'other' && isShowDiagnostics(sql)) return { kind: 'local', run: () => respondStandalone(sql, session, this.standaloneEnv) };
+      this.afterLocalCall.delete(session);
+    }
     if (kind === 'other' && !session.standalone) return FORWARD;
     if (kind === 'call') {
       const r = this.routeCall(sql, session);
-      if (r !== null) return r;
+      if (r === null || session.standalone || r.kind !== 'local') return r ?? (session.standalone ? this.standaloneRoute(sql, session) : FORWARD);
+      return {
+        kind: 'local',
+        run: async (signal) => {
+          const replies = await r.run(signal);
+          rememberWarnings(this.standaloneState(session), replies);
+          this.afterLocalCall.add(session);
+          return replies;
+        },
+      };
     } else if (!session.standalone) {
       if (kind === 'use') return this.routeUse(sql);
       if (kind === 'switch') return this.routeSwitch(sql);
@@ -129,6 +148,10 @@ export class Router implements StatementRouter {
       if (r !== null) return r;
     }
     if (!session.standalone) return FORWARD;
+    return this.standaloneRoute(sql, session);
+  }
+
+  private standaloneRoute(sql: string, session: SessionView): Route {
     return { kind: 'local', run: () => respondStandalone(sql, session, this.standaloneEnv) };
   }
 
@@ -194,29 +217,40 @@ export class Router implements StatementRouter {
 
   /**
    * The catalog an intercepted CALL runs in, or null when the CALL is not ours. The catalog
-   * name is compared exactly, as Doris's CatalogMgr looks catalogs up (a case-sensitive map
-   * of names; lower_case_table_names applies to table names only): `CALL PAIMON.sys.x()` is
-   * not a call into the catalog `paimon`, and the FE answers it. `sys` is Paimon's system
-   * database and is read in any case, as the procedure name is by the registry.
+   * name is resolved by resolveCatalogName (call-parser.ts): exactly first, else
+   * case-insensitively when that names one configured catalog; an ambiguous name is
+   * intercepted and answered with CATALOG_NOT_FOUND listing the candidates (the FE could
+   * not pick one either). `sys` is Paimon's system database and is read in any case, as the
+   * procedure name is by the registry.
    */
   interceptCatalog(name: CallName, session: SessionView): string | null {
+    const r = this.resolveIntercept(name, session);
+    return r?.kind === 'found' ? r.name : null;
+  }
+
+  private resolveIntercept(name: CallName, session: SessionView): Exclude<CatalogResolution, { kind: 'none' }> | null {
     const p = name.parts;
-    const catalogs = this.executor.catalogs;
-    if (p.length === 3) {
-      return p[1]!.toLowerCase() === 'sys' && catalogs.get(p[0]!) !== undefined ? p[0]! : null;
-    }
-    if (p.length === 2 && p[0]!.toLowerCase() === 'sys') {
-      const cur = this.currentCatalog(session);
-      return cur !== null && catalogs.get(cur) !== undefined ? cur : null;
-    }
-    return null;
+    let written: string | null = null;
+    if (p.length === 3 && p[1]!.toLowerCase() === 'sys') written = p[0]!;
+    else if (p.length === 2 && p[0]!.toLowerCase() === 'sys') written = this.currentCatalog(session);
+    if (written === null) return null;
+    const r = resolveCatalogName(written, this.executor.catalogs.names());
+    return r.kind === 'none' ? null : r;
   }
 
   private routeCall(sql: string, session: SessionView): Route | null {
     const name = parseCallName(sql);
     if (name === null) return null;
-    const catalog = this.interceptCatalog(name, session);
-    if (catalog === null) return session.standalone ? this.routeForeignCatalogCall(name, session) : null;
+    const resolved = this.resolveIntercept(name, session);
+    if (resolved === null) return session.standalone ? this.routeForeignCatalogCall(name, session) : null;
+    if (resolved.kind === 'ambiguous') {
+      const e = new ProcedureError(
+        'CATALOG_NOT_FOUND',
+        `Catalog name '${name.parts.length === 3 ? name.parts[0]! : this.currentCatalog(session)}' matches the configured catalogs ${resolved.candidates.map((c) => `'${c}'`).join(', ')} when case is ignored; write the exact name`,
+      );
+      return { kind: 'local', run: async () => (await this.executor.reject({ catalog: resolved.candidates[0]!, procedure: name.parts[name.parts.length - 1]!, args: [], statement: sql }, this.callerOf(session, null), e)).replies };
+    }
+    const catalog = resolved.name;
     return {
       kind: 'local',
       run: async (signal) => {
@@ -249,15 +283,21 @@ export class Router implements StatementRouter {
     };
   }
 
-  private async runCall(sql: string, name: CallName, catalog: string, session: SessionView, signal: AbortSignal): Promise<LocalReply[]> {
-    const procedure = name.parts[name.parts.length - 1]!;
-    const caller: CallerInfo = {
+  private callerOf(session: SessionView, catalog: string | null): CallerInfo {
+    const current = this.currentCatalog(session);
+    const cur = current === null ? null : resolveCatalogName(current, this.executor.catalogs.names());
+    return {
       user: session.user,
       connectionId: session.connectionId,
       clientAddress: session.clientAddress,
       // The session's database belongs to its current catalog; in another catalog it means nothing.
-      currentDatabase: this.currentCatalog(session) === catalog ? session.currentDatabase : null,
+      currentDatabase: catalog !== null && cur?.kind === 'found' && cur.name === catalog ? session.currentDatabase : null,
     };
+  }
+
+  private async runCall(sql: string, name: CallName, catalog: string, session: SessionView, signal: AbortSignal): Promise<LocalReply[]> {
+    const procedure = name.parts[name.parts.length - 1]!;
+    const caller = this.callerOf(session, catalog);
     let args;
     try {
       args = parseCallArguments(sql, name);

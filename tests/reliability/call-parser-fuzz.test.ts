@@ -7,7 +7,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import fc from 'fast-check';
-import { parseCall, ParseError } from '../../src/router/call-parser.js';
+import { MAX_CALL_ARGUMENTS, MAX_IDENTIFIER_LENGTH, parseCall, ParseError } from '../../src/router/call-parser.js';
 import { classifyStatement, classifyStatementBytes } from '../../src/router/statement-prefilter.js';
 import type { ArgumentValue } from '../../procedures/framework/binding.js';
 import type { Router } from '../../src/router/router.js';
@@ -156,6 +156,70 @@ describe('CALL parser fuzz', () => {
       }),
       { numRuns: RUNS },
     );
+  });
+});
+
+describe('CALL parser limits: depth and length pushed past them', () => {
+  /** Parse, expecting a ParseError; returns it. Bounded: the message stays short whatever the input. */
+  function refused(sql: string): ParseError {
+    const t0 = performance.now();
+    let err: unknown;
+    try {
+      parseCall(sql);
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof ParseError, `expected a ParseError for a ${sql.length}-character statement, got ${String(err)}`);
+    assert.ok(err.message.length < 600, `message of ${err.message.length} characters`);
+    assert.ok(performance.now() - t0 < 2000, 'linear time');
+    return err;
+  }
+
+  test('nesting (parentheses, brackets, ARRAY/MAP constructors) is not part of the grammar: refused at the first level, at any depth', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 200_000 }), fc.constantFrom('(', '[', '{', 'ARRAY(', 'MAP(', "ARRAY['a', "), (depth, open) => {
+        const e = refused(`CALL paimon.sys.compact(${open.repeat(depth)}1`);
+        assert.equal(e.errno, 1064);
+        assert.ok(e.offset <= 'CALL paimon.sys.compact('.length + open.length, `refused at offset ${e.offset}`);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test(`more than ${MAX_CALL_ARGUMENTS} arguments are refused naming the limit; exactly that many parse`, () => {
+    const args = (n: number): string => Array.from({ length: n }, (_, i) => `a${i} => ${i}`).join(', ');
+    assert.equal(parseCall(`CALL paimon.sys.p(${args(MAX_CALL_ARGUMENTS)})`).args.length, MAX_CALL_ARGUMENTS);
+    for (const n of [MAX_CALL_ARGUMENTS + 1, 10_000, 200_000]) {
+      const e = refused(`CALL paimon.sys.p(${args(n)})`);
+      assert.match(e.message, new RegExp(`at most ${MAX_CALL_ARGUMENTS} arguments`));
+    }
+  });
+
+  test(`name parts and argument names longer than ${MAX_IDENTIFIER_LENGTH} characters are refused naming the limit, quoting only a prefix`, () => {
+    const ok = 'x'.repeat(MAX_IDENTIFIER_LENGTH);
+    assert.equal(parseCall(`CALL ${ok}.sys.${ok}(${ok} => 1)`).procedure, ok);
+    // 64 characters that are 4 bytes each are still 64 characters (MySQL counts characters).
+    assert.equal(parseCall(`CALL paimon.sys.\`${'😀'.repeat(MAX_IDENTIFIER_LENGTH)}\`()`).procedure.length, MAX_IDENTIFIER_LENGTH * 2);
+    fc.assert(
+      fc.property(fc.integer({ min: MAX_IDENTIFIER_LENGTH + 1, max: 1_000_000 }), fc.constantFrom(0, 1, 2, 3), fc.boolean(), (len, where, quoted) => {
+        const long = quoted ? '`' + 'y'.repeat(len) + '`' : 'y'.repeat(len);
+        const sql = [`CALL ${long}.sys.p()`, `CALL c.${long}.p()`, `CALL c.sys.${long}()`, `CALL c.sys.p(${long} => 1)`][where]!;
+        const e = refused(sql);
+        assert.match(e.message, new RegExp(`longer than ${MAX_IDENTIFIER_LENGTH} characters`));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  test('long literals and long runs of trivia are read in one pass', () => {
+    const big = 'z'.repeat(4 * 1024 * 1024);
+    const t0 = performance.now();
+    assert.equal(parseCall(`CALL c.sys.p('${big}')`).args.length, 1);
+    assert.equal(parseCall(`CALL c.sys.p(${"'a' ".repeat(100_000)})`).args.length, 1);
+    assert.equal(parseCall(`CALL c.sys.p(${'/* c */ '.repeat(100_000)}1)`).args.length, 1);
+    assert.ok(performance.now() - t0 < 5000);
+    refused(`CALL c.sys.p('${big}`);
+    refused(`CALL c.sys.p(1${'-'.repeat(100_000)})`);
   });
 });
 

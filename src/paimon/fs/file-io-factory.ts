@@ -65,10 +65,10 @@ export function s3OptionsFromProperties(props: Record<string, string>, scheme = 
   return opts;
 }
 
-/** FileIO for a warehouse URI and its catalog properties. */
+/** FileIO for a warehouse URI and its catalog properties. Local messages name paths relative to the warehouse. */
 export function createFileIO(warehouseUri: string, properties: Record<string, string> = {}): FileIO {
   const scheme = schemeOf(warehouseUri);
-  if (scheme === '' || scheme === 'file') return new LocalFileIO();
+  if (scheme === '' || scheme === 'file') return new LocalFileIO({ root: warehouseUri });
   if (isObjectStoreScheme(scheme)) return new S3FileIO(s3OptionsFromProperties(properties, scheme));
   throw new PaimonError(
     'INVALID_ARGUMENT',

@@ -21,34 +21,86 @@ function errCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : undefined;
 }
 
+/** INVALID_ARGUMENT when a component of `local` is longer than NAME_MAX or the whole longer than PATH_MAX (bytes of UTF-8). */
+export function checkNameLengths(local: string, show: (p: string) => string = (p) => p): void {
+  if (Buffer.byteLength(local) > MAX_PATH_BYTES) {
+    throw new PaimonError('INVALID_ARGUMENT', `path ${show(local)} is longer than the file system allows (${MAX_PATH_BYTES} bytes)`);
+  }
+  for (const part of local.split('/')) {
+    if (part.length * 3 > MAX_NAME_BYTES && Buffer.byteLength(part) > MAX_NAME_BYTES) {
+      throw new PaimonError('INVALID_ARGUMENT', `the name '${part.slice(0, 40)}...' (${Buffer.byteLength(part)} bytes) in ${show(nodePath.dirname(local))} is longer than the file system allows (${MAX_NAME_BYTES} bytes per name)`);
+    }
+  }
+}
+
 /** Directory entries read and stat'ed per turn of the event loop (see list). */
 const LIST_BATCH = 1024;
 
 /** Files up to this size are read synchronously (see readFile). */
 const SYNC_READ_MAX = 256 * 1024;
 
+/** The longest name of one path component on Linux file systems (NAME_MAX), in bytes. */
+export const MAX_NAME_BYTES = 255;
+/** The longest path the kernel accepts (PATH_MAX, terminating NUL included), in bytes. */
+export const MAX_PATH_BYTES = 4095;
+
+export interface LocalFileIOOptions {
+  /**
+   * The warehouse directory: error messages name paths relative to it (`db.db/t/snapshot/...`),
+   * so that a client never learns where the warehouse lives on the server. Paths outside it
+   * are named by their last component only.
+   */
+  root?: string;
+}
+
 export class LocalFileIO implements FileIO {
   readonly isObjectStore = false;
+  private readonly root: string | null;
 
-  /** The node:fs path for a local path or file: URI. */
+  constructor(opts: LocalFileIOOptions = {}) {
+    this.root = opts.root !== undefined ? nodePath.resolve(parseUri(opts.root).path) : null;
+  }
+
+  /** The node:fs path for a local path or file: URI; names too long for the file system are refused before any system call. */
   toLocal(p: string): string {
     const scheme = schemeOf(p);
     if (scheme !== '' && scheme !== 'file') {
-      throw new PaimonError('INVALID_ARGUMENT', `LocalFileIO cannot open ${scheme}:// paths: ${p}`);
+      throw new PaimonError('INVALID_ARGUMENT', `LocalFileIO cannot open ${scheme}:// paths: ${this.show(p)}`);
     }
     const local = parseUri(p).path;
     if (!nodePath.isAbsolute(local)) {
-      throw new PaimonError('INVALID_ARGUMENT', `local paths must be absolute: ${p}`);
+      throw new PaimonError('INVALID_ARGUMENT', `local paths must be absolute: ${this.show(p)}`);
     }
+    checkNameLengths(local, (q) => this.show(q));
     return local;
   }
 
-  private wrap(e: unknown, op: string, p: string): PaimonError {
+  /** How a message names a path: relative to the warehouse when there is one. */
+  show(p: string): string {
+    if (this.root === null) return p;
+    let local: string;
+    try {
+      local = nodePath.resolve(parseUri(p).path);
+    } catch {
+      return nodePath.basename(p);
+    }
+    if (local === this.root) return '.';
+    const rel = nodePath.relative(this.root, local);
+    if (rel !== '' && !rel.startsWith('..') && !nodePath.isAbsolute(rel)) return rel;
+    return `<outside the warehouse>/${nodePath.basename(local)}`;
+  }
+
+  private wrap(e: unknown, op: string, ...paths: string[]): PaimonError {
     if (e instanceof PaimonError) return e;
     const code = errCode(e);
+    const p = paths.map((q) => this.show(q)).join(' -> ');
     if (code === 'ENOENT') return new PaimonError('FILE_NOT_FOUND', `file not found: ${p}`, { cause: e });
     if (code === 'EEXIST') return new PaimonError('FILE_ALREADY_EXISTS', `file already exists: ${p}`, { cause: e });
-    return new PaimonError('STORAGE_ERROR', `${op} failed for ${p}: ${code ?? (e as Error)?.message ?? String(e)}`, {
+    if (code === 'ENAMETOOLONG') {
+      return new PaimonError('INVALID_ARGUMENT', `${op} of ${p}: a name is longer than the file system allows (${MAX_NAME_BYTES} bytes per name)`, { cause: e });
+    }
+    // The system error's own message names the absolute path: only its code goes into ours.
+    return new PaimonError('STORAGE_ERROR', `${op} failed for ${p}: ${code ?? 'I/O error'}`, {
       cause: e,
     });
   }
@@ -85,7 +137,7 @@ export class LocalFileIO implements FileIO {
   }
 
   async readRange(path: string, start: number, length: number): Promise<Buffer> {
-    if (start < 0 || length < 0) throw new PaimonError('INVALID_ARGUMENT', `bad range ${start}+${length} for ${path}`);
+    if (start < 0 || length < 0) throw new PaimonError('INVALID_ARGUMENT', `bad range ${start}+${length} for ${this.show(path)}`);
     let fh: fsp.FileHandle | undefined;
     try {
       fh = await fsp.open(this.toLocal(path), 'r');
@@ -99,7 +151,7 @@ export class LocalFileIO implements FileIO {
       if (off < length) {
         throw new PaimonError(
           'CORRUPT_METADATA',
-          `short read: wanted ${length} bytes at offset ${start} of ${path}, file ends after ${off}`,
+          `short read: wanted ${length} bytes at offset ${start} of ${this.show(path)}, file ends after ${off}`,
         );
       }
       return buf;
@@ -370,7 +422,7 @@ export class LocalFileIO implements FileIO {
       await fsp.unlink(src);
       return true;
     } catch (e) {
-      throw this.wrap(e, 'rename', `${from} -> ${to}`);
+      throw this.wrap(e, 'rename', from, to);
     }
   }
 
@@ -397,7 +449,7 @@ export class LocalFileIO implements FileIO {
       }
       return true;
     } catch (e) {
-      throw this.wrap(e, 'copy', `${from} -> ${to}`);
+      throw this.wrap(e, 'copy', from, to);
     }
   }
 

@@ -1,10 +1,14 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { FileAuditSink, MultiAuditSink, runAudited, outcomeOf, type AuditRecord, type AuditSink } from '../../../src/observability/audit.js';
+import {
+  AUDIT_MAX_ARGUMENT_BYTES, AUDIT_MAX_RECORD_BYTES, AUDIT_MAX_STATEMENT_BYTES, boundAuditRecord, FileAuditSink, MultiAuditSink, runAudited, outcomeOf, safeRecord,
+  type AuditRecord, type AuditSink,
+} from '../../../src/observability/audit.js';
 import { ProcedureError, CallTimeoutReason, abortError } from '../../../procedures/framework/errors.js';
+import { registerSecret } from '../../../src/security/masking.js';
 import { builtinProcedures } from '../../../procedures/index.js';
 import type { ParamType } from '../../../procedures/framework/signature.js';
 
@@ -130,3 +134,76 @@ describe('FileAuditSink and every procedure\'s argument kinds', () => {
     });
   }
 });
+
+describe('bounded audit records', () => {
+  test('each argument, the statement and the error message are cut to their limits, with the original sizes recorded', async () => {
+    const path = join(dir, 'bounded.jsonl');
+    const sink = new FileAuditSink(path);
+    const where = 'é'.repeat(AUDIT_MAX_ARGUMENT_BYTES); // 2 bytes each: twice the limit
+    const statement = `CALL paimon.sys.compact(table => 'db.t', where => '${'x'.repeat(1_000_000)}')`;
+    await assert.rejects(
+      runAudited(sink, start({ procedure: 'compact', arguments: { table: 'db.t', where, n: 5 }, statement }), async () => {
+        throw new ProcedureError('INVALID_ARGUMENT', `bad where ${'w'.repeat(100_000)}`);
+      }),
+    );
+    await sink.close();
+    const text = readFileSync(path, 'utf8');
+    assert.ok(Buffer.byteLength(text) <= AUDIT_MAX_RECORD_BYTES + 1, `record of ${Buffer.byteLength(text)} bytes`);
+    const r = JSON.parse(text) as AuditRecord;
+    assert.equal(r.arguments.table, 'db.t');
+    assert.equal(r.arguments.n, 5);
+    const w = r.arguments.where as string;
+    assert.ok(Buffer.byteLength(w) <= AUDIT_MAX_ARGUMENT_BYTES);
+    assert.match(w, /^é+\.\.\. \[truncated, 8192 bytes\]$/, 'cut on a character boundary, marked');
+    assert.equal(r.truncated?.['arguments.where'], 2 * AUDIT_MAX_ARGUMENT_BYTES);
+    assert.equal(r.truncated?.['statement'], Buffer.byteLength(statement));
+    assert.ok(Buffer.byteLength(r.statement!) <= AUDIT_MAX_STATEMENT_BYTES);
+    assert.ok(r.truncated?.['errorMessage']! > 100_000);
+  });
+
+  test('many long arguments together still give one record within the record limit', () => {
+    const args = Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`a${i}`, 'v'.repeat(10_000)]));
+    const r = boundAuditRecord({ ...sampleRecord(), arguments: args, affectedObjects: Array.from({ length: 50_000 }, (_, i) => `paimon.db.t/data-${i}.parquet`) });
+    assert.ok(Buffer.byteLength(JSON.stringify(r)) <= AUDIT_MAX_RECORD_BYTES, `${Buffer.byteLength(JSON.stringify(r))} bytes`);
+    assert.equal(r.truncated?.['arguments.a0'], 10_000);
+    assert.equal(r.truncated?.['affectedObjects'], 50_000);
+    assert.equal(Object.keys(r.arguments).length, 64, 'every argument is still named');
+  });
+
+  test('a secret longer than the cut is masked before it is cut', () => {
+    const secret = 'S'.repeat(AUDIT_MAX_ARGUMENT_BYTES * 2);
+    registerSecret(secret);
+    const r = safeRecord({ ...sampleRecord(), arguments: { options: `s3.secret-key=${secret}` } });
+    assert.ok(!JSON.stringify(r).includes('S'.repeat(100)), 'no part of the secret in the record');
+  });
+
+  test('the file rotates by size, keeping N files, and reopens on request (logrotate)', async () => {
+    const d = mkdtempSync(join(dir, 'rotate-'));
+    const path = join(d, 'audit.jsonl');
+    const sink = new FileAuditSink(path, { maxBytes: 4096, keep: 2 });
+    for (let i = 0; i < 40; i++) await runAudited(sink, start({ procedure: `p${i}` }), async () => 1);
+    const files = readdirSync(d).sort();
+    assert.deepEqual(files, ['audit.jsonl', 'audit.jsonl.1', 'audit.jsonl.2']);
+    for (const f of files) assert.ok(statSync(join(d, f)).size <= 4096, `${f} within max_bytes`);
+    const procs = (f: string): string[] => readFileSync(join(d, f), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as AuditRecord).procedure);
+    // Newest in the live file, older ones in .1 then .2, none split across files.
+    const all = [...procs('audit.jsonl.2'), ...procs('audit.jsonl.1'), ...procs('audit.jsonl')];
+    assert.deepEqual(all, all.map((_, i) => `p${40 - all.length + i}`));
+    // logrotate: move the file away, then SIGHUP -> reopen: new records go to a new file.
+    renameSync(path, join(d, 'moved.jsonl'));
+    await runAudited(sink, start({ procedure: 'before_reopen' }), async () => 1);
+    await sink.reopen();
+    await runAudited(sink, start({ procedure: 'after_reopen' }), async () => 1);
+    await sink.close();
+    assert.deepEqual(procs('audit.jsonl'), ['after_reopen']);
+    assert.equal(procs('moved.jsonl').at(-1), 'before_reopen');
+  });
+});
+
+function sampleRecord(): AuditRecord {
+  return {
+    time: new Date(0).toISOString(), endTime: new Date(0).toISOString(), queryId: 'q', connectionId: 1, user: 'u', clientAddress: '127.0.0.1:1',
+    catalog: 'paimon', procedure: 'compact', arguments: {}, statement: null, pinnedSnapshot: null, resultingSnapshot: null, outcome: 'succeeded',
+    errorCode: null, errno: null, errorMessage: null, committed: null, affectedObjects: [], durationMs: 0, dryRun: null, jobId: null, phases: {}, proxy: 'p',
+  };
+}

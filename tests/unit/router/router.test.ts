@@ -2,9 +2,14 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { classifyStatement, classifyStatementBytes } from '../../../src/router/statement-prefilter.js';
-import type { Router } from '../../../src/router/router.js';
+import { Router } from '../../../src/router/router.js';
+import { CatalogSet, FileSystemProcedureCatalog } from '../../../src/catalogs.js';
+import { LocalFileIO } from '../../../src/paimon/fs/local-file-io.js';
+import { ProcedureRegistry } from '../../../procedures/framework/registry.js';
+import { ProcedureExecutor } from '../../../procedures/framework/executor.js';
+import { configSchema } from '../../../src/config-schema.js';
 import { parseKill, parseSwitch, parseUse } from '../../../src/router/session-statement.js';
-import { makeRouter, makeSession, makeWarehouse, runLocal } from './router-fixtures.js';
+import { echoProcedure, makeRouter, makeSession, makeWarehouse, runLocal } from './router-fixtures.js';
 
 describe('prefilter', () => {
   const cases: [string, string][] = [
@@ -78,7 +83,7 @@ describe('router with an upstream FE', () => {
       'CALL db.my_proc(now())',
       'CALL sys.ps_setup_show_enabled(TRUE, TRUE)', // MariaDB's sys schema while current catalog is internal
       'CALL other.sys.expire_snapshots()', // not a configured catalog
-      'CALL PAIMON.sys.test_echo()', // catalog names are exact
+      'CALL PAIMONX.sys.test_echo()', // no configured catalog, in any case
       'CALL paimon.system.test_echo()',
       'CALL paimon.sys',
       'CALL EXECUTE_STMT("jdbc", "select 1")',
@@ -98,17 +103,49 @@ describe('router with an upstream FE', () => {
     }
   });
 
-  test('catalog names compare exactly, as Doris resolves them; sys and the procedure name in any case', () => {
+  test('catalog names resolve exactly first, else case-insensitively to the one matching catalog; sys and the procedure name in any case', async () => {
     const s = makeSession();
-    for (const sql of ['CALL PAIMON.SYS.TEST_ECHO()', 'CALL PAIMON.sys.test_echo()', 'CALL Paimon.sys.test_echo()', 'CALL `PAIMON`.`sys`.`test_echo`()']) {
-      assert.equal(router.route(sql, s).kind, 'forward', sql);
+    for (const sql of ["CALL PAIMON.SYS.TEST_ECHO('sales.orders')", "CALL PAIMON.sys.test_echo('sales.orders')", "CALL Paimon.sys.test_echo('sales.orders')", "CALL `PAIMON`.`sys`.`test_echo`('sales.orders')"]) {
+      const r = router.route(sql, s);
+      assert.equal(r.kind, 'local', sql);
+      const replies = r.kind === 'local' ? await r.run(new AbortController().signal) : [];
+      assert.equal(replies[0]?.kind, 'resultset', sql);
     }
     for (const sql of ["CALL paimon.SYS.test_echo('sales.orders')", "CALL paimon.Sys.Test_Echo('sales.orders')", "CALL `paimon`.`SYS`.`TEST_ECHO`('sales.orders')"]) {
       assert.equal(router.route(sql, s).kind, 'local', sql);
     }
+    assert.equal(router.interceptCatalog({ parts: ['LAKE', 'sys', 'x'], end: 0 }, s), 'lake');
     const sw = router.route('SWITCH paimon', s);
     if (sw.kind === 'forward') sw.afterOk!(s);
     assert.equal(router.route("CALL SYS.TEST_ECHO('sales.orders')", s).kind, 'local');
+  });
+
+  test('database and table names compare exactly, as Doris does with its default lower_case_table_names = 0', async () => {
+    const s = makeSession();
+    for (const [sql, errno] of [["CALL PAIMON.sys.test_echo('SALES.orders')", 1049], ["CALL paimon.sys.test_echo('sales.ORDERS')", 1146]] as const) {
+      const r = router.route(sql, s);
+      const replies = r.kind === 'local' ? await r.run(new AbortController().signal) : [];
+      const e = replies.at(-1);
+      assert.equal(e?.kind, 'error', sql);
+      assert.equal(e?.kind === 'error' && e.errno, errno, sql);
+    }
+  });
+
+  test('a catalog name that matches two configured catalogs ignoring case is refused, naming both', async () => {
+    const catalogs = new CatalogSet([new FileSystemProcedureCatalog('paimon', wh, new LocalFileIO()), new FileSystemProcedureCatalog('Paimon', wh, new LocalFileIO())]);
+    const executor = new ProcedureExecutor({ registry: new ProcedureRegistry([echoProcedure]), catalogs, limits: configSchema.parse({}).procedures });
+    const r2 = new Router({ executor, defaultCatalog: 'paimon' });
+    const s = makeSession();
+    assert.equal(r2.interceptCatalog({ parts: ['Paimon', 'sys', 'test_echo'], end: 0 }, s), 'Paimon');
+    assert.equal(r2.interceptCatalog({ parts: ['paimon', 'sys', 'test_echo'], end: 0 }, s), 'paimon');
+    const r = r2.route("CALL PAIMON.sys.test_echo('sales.orders')", s);
+    assert.equal(r.kind, 'local');
+    const replies = r.kind === 'local' ? await r.run(new AbortController().signal) : [];
+    assert.equal(replies.length, 1);
+    const e = replies[0]!;
+    assert.equal(e.kind, 'error');
+    assert.equal(e.kind === 'error' && e.errno, 1049);
+    assert.match(e.kind === 'error' ? e.message : '', /'PAIMON' matches the configured catalogs 'paimon', 'Paimon'.*exact name/);
   });
 
   test('two-part sys CALLs are intercepted only while the current catalog is a Paimon one', () => {
