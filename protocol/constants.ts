@@ -40,8 +40,17 @@ export const CLIENT_SSL_VERIFY_SERVER_CERT = 0x40000000;
 export const CLIENT_REMEMBER_OPTIONS = 0x80000000;
 
 /**
- * Capabilities a relaying proxy must never let client and server negotiate: they change the
- * framing (compression) or the layout of packets the proxy reads or writes itself.
+ * MariaDB's extended capabilities: the 4 bytes a MariaDB greeting (and the client's answer)
+ * carry in the reserved filler when CLIENT_MYSQL is clear, MariaDB's `1ULL << 32` and up.
+ * MARIADB_CLIENT_PROGRESS (1ULL << 32): the client takes progress-report packets. It replaced
+ * CLIENT_PROGRESS (1 << 29, now CLIENT_PROGRESS_OBSOLETE) in MariaDB 10.2.
+ */
+export const MARIADB_CLIENT_PROGRESS = 0x00000001;
+
+/**
+ * Capabilities a relaying proxy must never let client and server negotiate with each other:
+ * they change the framing (compression, which the proxy terminates on each leg itself and
+ * offers on its own terms) or the layout of packets the proxy reads or writes itself.
  */
 export const RELAY_MASKED_CAPABILITIES =
   CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM | CLIENT_QUERY_ATTRIBUTES | CLIENT_OPTIONAL_RESULTSET_METADATA;

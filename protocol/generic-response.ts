@@ -35,22 +35,30 @@ export interface OkOptions {
   info?: string;
   /** Use 0xFE as the header: the OK that replaces EOF as result-set terminator under CLIENT_DEPRECATE_EOF. */
   asEof?: boolean;
+  /**
+   * A session-state-change block (its entries, without the outer length). Sent, with
+   * SERVER_SESSION_STATE_CHANGED, only to a client with CLIENT_SESSION_TRACK; others never see it.
+   */
+  sessionState?: Buffer;
 }
 
 /** Builds an OK payload for a client with the given (effective) capability flags. */
 export function buildOk(capabilities: number, o: OkOptions = {}): Buffer {
   const w = new BufferWriter(32);
+  const state = capabilities & CLIENT_SESSION_TRACK && o.sessionState !== undefined && o.sessionState.length > 0 ? o.sessionState : undefined;
+  const status = ((o.statusFlags ?? 0) & ~SERVER_SESSION_STATE_CHANGED) | (state ? SERVER_SESSION_STATE_CHANGED : 0);
   w.u8(o.asEof ? EOF_HEADER : OK_HEADER)
     .lenenc(o.affectedRows ?? 0)
     .lenenc(o.lastInsertId ?? 0)
-    .u16((o.statusFlags ?? 0) & ~SERVER_SESSION_STATE_CHANGED)
+    .u16(status)
     .u16(o.warnings ?? 0);
   const info = o.info ?? '';
   // The info is string<lenenc> whatever the client asked for: MySQL's and MariaDB's
   // net_send_ok and Doris's MysqlOkPacket all write it so, and Connector/J reads it so even
   // without CLIENT_SESSION_TRACK. Under SESSION_TRACK or DEPRECATE_EOF an empty info is still
   // written (one 0x00), because Connector/J reads the field in those modes.
-  if (info.length > 0 || capabilities & (CLIENT_SESSION_TRACK | CLIENT_DEPRECATE_EOF)) w.lenencString(info);
+  if (info.length > 0 || state || capabilities & (CLIENT_SESSION_TRACK | CLIENT_DEPRECATE_EOF)) w.lenencString(info);
+  if (state) w.lenencBytes(state);
   return w.finish();
 }
 

@@ -98,10 +98,11 @@ export function buildHandshakeV10(h: HandshakeV10): Buffer {
 
 /**
  * Edits a relayed greeting in place of re-encoding it, so unknown trailing bytes survive:
- * only the two capability words and MariaDB's extended-capability bytes change.
+ * only the two capability words and MariaDB's extended-capability bytes change (to
+ * `mariadbCapabilities` when `replaceMariadbExtended`; meaningful only with CLIENT_MYSQL clear).
  * Returns a new buffer; the input is not modified.
  */
-export function editGreetingCapabilities(payload: Buffer, capabilities: number, clearMariadbExtended: boolean): Buffer {
+export function editGreetingCapabilities(payload: Buffer, capabilities: number, replaceMariadbExtended: boolean, mariadbCapabilities = 0): Buffer {
   const out = Buffer.from(payload);
   const nul = out.indexOf(0, 1);
   if (nul < 0) throw new ProtocolError('greeting has no server version terminator');
@@ -112,7 +113,7 @@ export function editGreetingCapabilities(payload: Buffer, capabilities: number, 
   if (capHighAt + 2 <= out.length) {
     out.writeUInt16LE((capabilities >>> 16) & 0xffff, capHighAt);
     const extAt = capHighAt + 2 + 1 + 6;
-    if (clearMariadbExtended && extAt + 4 <= out.length) out.writeUInt32LE(0, extAt);
+    if (replaceMariadbExtended && extAt + 4 <= out.length) out.writeUInt32LE(capabilities & CLIENT_MYSQL ? 0 : mariadbCapabilities >>> 0, extAt);
   }
   return out;
 }

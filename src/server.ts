@@ -112,6 +112,8 @@ export class ProxyServer {
         registry: this.registry,
         serverVersion: STANDALONE_SERVER_VERSION,
         maxAllowedPacket: config.listen.max_allowed_packet,
+        compression: config.listen.compression,
+        upstreamCompression: config.upstream?.compression ?? true,
         nextConnectionId: () => {
           const id = this.nextLocalId;
           this.nextLocalId += this.idStep;

@@ -34,7 +34,9 @@ export type SetValue =
   /** A bare word (ON, OFF, DEFAULT, utf8mb4, ...): TRUE and FALSE read as '1' and '0', ON as 'ON'. */
   | { kind: 'word'; text: string }
   /** `@@[scope.]name`: the value of a system variable. */
-  | { kind: 'system'; name: string; scope: VariableScope };
+  | { kind: 'system'; name: string; scope: VariableScope }
+  /** `CONCAT(v, ...)`: drivers extend a variable so (MariaDB Connector/J: session_track_system_variables). */
+  | { kind: 'concat'; parts: SetValue[] };
 
 export type SetItem =
   /** `[scope] TRANSACTION ISOLATION LEVEL ... | READ ONLY | READ WRITE`: the words, upper-cased. */
@@ -81,6 +83,8 @@ export type ShowStatement = { scope: VariableScope; full: boolean } & (
   | { what: 'CREATE TABLE'; table: TableRef }
   /** `SHOW PROCEDURE <name>` (also `sys.<name>`, `<catalog>.sys.<name>`): one procedure in full. */
   | { what: 'PROCEDURE'; name: string }
+  /** MySQL's `SHOW PROCEDURE STATUS` / `SHOW FUNCTION STATUS` (Connector/J sends it before a `{call}`). */
+  | { what: 'ROUTINE STATUS'; filter: ShowFilter | null }
   | { what: 'TABLE STATUS'; from: UseStatement | null; filter: ShowFilter | null }
   | { what: 'WARNINGS' | 'ERRORS' | 'ENGINES' | 'PLUGINS' }
   /** `SHOW COUNT(*) WARNINGS | ERRORS`: the word as written, upper-cased. */
@@ -147,8 +151,10 @@ export function parseSet(sql: string): SetStatement | null {
       return { kind: 'charset', charset };
     }
     const items: SetItem[] = [];
-    do items.push(setItem(c));
-    while (c.punct(','));
+    do {
+      if (c.kw('NAMES')) items.push(...namesItems(c));
+      else items.push(setItem(c));
+    } while (c.punct(','));
     c.end();
     return { kind: 'assignments', items };
   });
@@ -185,7 +191,42 @@ function setItem(c: TokenCursor): SetItem {
     throw c.lx.error(t.start, 'a variable name');
   }
   if (!c.punct('=') && !c.punct(':=')) throw c.lx.error(c.peek().start, "'='");
+  if (!user && name.toLowerCase().startsWith('session_track_')) {
+    // Drivers extend these with expressions (MariaDB Connector/J: CONCAT('autocommit,...',
+    // IF(LOCATE(...)...))). The proxy's own OK packets report no session state, so the value is
+    // read past and stored as '' (nothing tracked) instead of being evaluated.
+    skipExpression(c);
+    return { kind: 'variable', user, name, scope, scopeKeyword, value: { kind: 'string', value: '' } };
+  }
   return { kind: 'variable', user, name, scope, scopeKeyword, value: setValue(c) };
+}
+
+/**
+ * `NAMES cs [COLLATE coll]` inside a list of assignments (MariaDB Connector/J sends
+ * `SET ..., NAMES utf8mb4`): the variables SET NAMES sets, as separate assignments.
+ */
+function namesItems(c: TokenCursor): SetItem[] {
+  const charset = setValue(c);
+  const collation = c.kw('COLLATE') ? setValue(c) : null;
+  const variable = (name: string, value: SetValue): SetItem => ({ kind: 'variable', user: false, name, scope: 'session', scopeKeyword: false, value });
+  const items = ['character_set_client', 'character_set_connection', 'character_set_results'].map((n) => variable(n, charset));
+  if (collation !== null) items.push(variable('collation_connection', collation));
+  return items;
+}
+
+/** Reads past one expression: up to a comma outside parentheses, or the end. */
+function skipExpression(c: TokenCursor): void {
+  let depth = 0;
+  for (;;) {
+    const t = c.peek();
+    if (t.kind === 'eof' || (depth === 0 && t.kind === 'punct' && (t.value === ',' || t.value === ';'))) return;
+    c.next();
+    if (t.kind === 'punct' && t.value === '(') depth++;
+    else if (t.kind === 'punct' && t.value === ')') {
+      if (depth === 0) throw c.lx.error(t.start, 'an expression');
+      depth--;
+    }
+  }
 }
 
 function setValue(c: TokenCursor): SetValue {
@@ -209,6 +250,12 @@ function setValue(c: TokenCursor): SetValue {
       name = c.expectIdent('a variable name');
     }
     return { kind: 'system', name, scope };
+  }
+  if (t.kind === 'ident' && !t.quoted && t.value.toUpperCase() === 'CONCAT' && c.punct('(')) {
+    const parts: SetValue[] = [setValue(c)];
+    while (c.punct(',')) parts.push(setValue(c));
+    if (!c.punct(')')) throw c.lx.error(c.peek().start, "')'");
+    return { kind: 'concat', parts };
   }
   if (t.kind === 'ident') return { kind: 'word', text: t.value };
   throw c.lx.error(t.start, 'a value');
@@ -247,10 +294,19 @@ export function parseShow(sql: string): ShowStatement | null {
         c.end();
         return { ...head, what: word === 'CHARACTER' ? 'CHARSET' : word, filter };
       }
+      case 'FUNCTION':
       case 'PROCEDURE': {
-        // MySQL's SHOW PROCEDURE STATUS / CODE are not ours: they stay unanswered here.
         const next = c.peek();
-        if (next.kind === 'ident' && !next.quoted && ['STATUS', 'CODE'].includes(next.value.toUpperCase())) return null;
+        const nextWord = next.kind === 'ident' && !next.quoted ? next.value.toUpperCase() : '';
+        if (nextWord === 'STATUS') {
+          // The listing is always empty here, so its LIKE / WHERE (Connector/J sends
+          // `WHERE Db = ... AND Name LIKE ...`) is read past rather than evaluated.
+          c.next();
+          while (c.peek().kind !== 'eof') c.next();
+          return { ...head, what: 'ROUTINE STATUS', filter: null };
+        }
+        // MySQL's SHOW PROCEDURE CODE (and any SHOW FUNCTION but STATUS) is not ours.
+        if (word === 'FUNCTION' || nextWord === 'CODE') return null;
         let name = c.expectIdent('a procedure name');
         while (c.punct('.')) name = c.expectIdent('a procedure name');
         c.end();

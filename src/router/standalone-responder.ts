@@ -54,6 +54,9 @@ export interface StandaloneEnv {
 }
 
 const DEFAULTS = defaultVariables();
+
+/** The columns of MySQL's SHOW PROCEDURE STATUS / SHOW FUNCTION STATUS. */
+const ROUTINE_STATUS_COLUMNS = ['Db', 'Name', 'Type', 'Definer', 'Modified', 'Created', 'Security_type', 'Comment', 'character_set_client', 'collation_connection', 'Database Collation'];
 const OK: LocalReply = { kind: 'ok' };
 
 function err(e: ProcedureError): LocalReply {
@@ -328,6 +331,11 @@ function valueOf(v: SetValue, state: StandaloneSessionState): string | null {
       return null;
     case 'system':
       return lookupVar(state, v.name, v.scope)?.value ?? null;
+    case 'concat': {
+      // CONCAT is NULL when any argument is, as in MySQL.
+      const parts = v.parts.map((p) => valueOf(p, state));
+      return parts.some((p) => p === null) ? null : parts.join('');
+    }
   }
 }
 
@@ -499,6 +507,10 @@ async function show(stmt: ShowStatement, sql: string, session: SessionView, env:
       const rows = procedureListing(env.registry).filter((r) => f === null || f(r[0]!));
       return resultset(PROCEDURE_LISTING_COLUMNS.map(([name, type]): [string, ColumnType] => [name, type]), rows);
     }
+    case 'ROUTINE STATUS':
+      // The procedures here are not stored routines of a database: MySQL's listing is empty
+      // (Connector/J only uses it to look up parameter metadata before a {call}).
+      return resultset(ROUTINE_STATUS_COLUMNS.map((n): [string, ColumnType] => [n, 'string']), []);
     case 'PROCEDURE':
       return resultset(PROCEDURE_DETAIL_COLUMNS.map(([name, type]): [string, ColumnType] => [name, type]), procedureDetail(env.registry, stmt.name));
     case 'CHARSET': {

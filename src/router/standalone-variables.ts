@@ -64,6 +64,12 @@ export function defaultVariables(): Map<string, VariableDef> {
     ['protocol_version', n(10)],
     ['query_cache_size', n(1048576)],
     ['query_cache_type', s('OFF')],
+    // Accepted so that drivers may set it (MariaDB Connector/J does when session tracking is
+    // offered); the proxy's own OK packets carry no session-state changes.
+    ['session_track_schema', s('')],
+    ['session_track_state_change', s('')],
+    ['session_track_system_variables', s('')],
+    ['session_track_transaction_info', s('')],
     ['sql_auto_is_null', n(0)],
     ['sql_mode', s('ONLY_FULL_GROUP_BY')],
     ['sql_select_limit', { value: '18446744073709551615', type: 'bigint' }],

@@ -9,7 +9,8 @@
  * Statements the proxy runs (intercepted CALLs, standalone statements) are answered with
  * local replies (local-reply.ts), also as prepared statements the proxy answers itself
  * (COM_STMT_* of an intercepted CALL). While one runs, the proxy may use the idle FE
- * connection for its own queries (upstream-queries.ts).
+ * connection for its own queries (upstream-queries.ts), and a client that asked for them gets
+ * MariaDB progress reports ahead of the reply (progress-reports.ts).
  *
  * A client that pipelines waits in the packet reader (and is paused when too much piles up),
  * so local replies and relayed responses never interleave.
@@ -52,6 +53,7 @@ import type { LocalReply, Route, SessionView, StatementRouter } from '../router/
 import { classifyStatement } from '../router/statement-prefilter.js';
 import { maskText } from '../security/masking.js';
 import { encodeLocalReplies } from './local-reply.js';
+import { currentProgress, ProgressReporter, type RunningCallsSource } from './progress-reports.js';
 import type { Session } from './session.js';
 import { comQueryPacket, UpstreamQueryCollector, type UpstreamQueryResult } from './upstream-queries.js';
 
@@ -225,7 +227,7 @@ export class CommandPhase {
         break;
       case COM_QUIT:
         s.deps.stats.forwarded++;
-        s.relayToUpstream(p.raw);
+        s.commandToUpstream(p.raw);
         s.close('client quit', true);
         return;
       default:
@@ -233,7 +235,7 @@ export class CommandPhase {
     }
     const expectsResponse = this.tracker.begin(cmd);
     s.deps.stats.forwarded++;
-    s.relayToUpstream(p.raw);
+    s.commandToUpstream(p.raw);
     if (!expectsResponse) this.onUpstreamOk = null;
   }
 
@@ -307,6 +309,15 @@ export class CommandPhase {
     const s = this.s;
     const ac = new AbortController();
     this.localRunning = ac;
+    // MariaDB progress reports while it runs, to a client that asked for them.
+    const progress = s.progressReports
+      ? new ProgressReporter(
+          () => currentProgress(s.deps.router as RunningCallsSource, s.connectionId),
+          (payload, seq) => {
+            if (this.localRunning === ac && s.phase === 'command') s.writeClient(encodePacket(payload, seq));
+          },
+        ).start()
+      : null;
     let promise: Promise<LocalReply[]>;
     try {
       promise = run(ac.signal);
@@ -320,9 +331,10 @@ export class CommandPhase {
         return [{ kind: 'error', errno: ER_UNKNOWN_ERROR, sqlState: 'HY000', message }];
       })
       .then((replies) => {
+        const firstSeq = progress?.stop() ?? 1;
         if (this.localRunning === ac) this.localRunning = null;
         if (s.phase !== 'command') return;
-        s.writeClient(encodeLocalReplies(replies, { capabilities: s.capabilities, statusFlags: s.statusFlags, binary }));
+        s.writeClient(encodeLocalReplies(replies, { capabilities: s.capabilities, statusFlags: s.statusFlags, binary }, firstSeq));
         this.pump();
       })
       .catch((e: unknown) => s.protocolFailure(e, 'local reply'));
@@ -344,7 +356,7 @@ export class CommandPhase {
     const upstreamCaps = (this.s.capabilities & this.s.upstreamOffered) >>> 0;
     return new Promise<UpstreamQueryResult>((resolve, reject) => {
       this.upstreamQuery = new UpstreamQueryCollector(upstreamCaps, resolve, reject);
-      this.s.writeUpstream(comQueryPacket(sql));
+      this.s.commandToUpstream(comQueryPacket(sql), true);
     });
   }
 
@@ -378,7 +390,8 @@ export class CommandPhase {
     const cmd = p.payload[0];
     if (cmd === COM_STMT_PREPARE) {
       const sql = p.payload.toString('utf8', 1);
-      if (classifyStatement(sql) !== 'call') return false;
+      // Standalone: every statement is the proxy's own (SELECT over information_schema or a system table, SHOW ...).
+      if (classifyStatement(sql) !== 'call' && !s.standalone) return false;
       const placeholders = findPlaceholders(sql);
       if (placeholders === null) return false;
       // Route with NULLs in the placeholders: only the decision (ours or the FE's) is used now.

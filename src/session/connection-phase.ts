@@ -19,14 +19,16 @@ import type { Socket } from 'node:net';
 import { CLEAR_PASSWORD_PLUGIN, generateScramble, isClearPasswordSwitch, isPerformFullAuthentication, MYSQL_NATIVE_PASSWORD } from '../../protocol/auth.js';
 import {
   CLIENT_CAPABILITY_EXTENSION,
+  CLIENT_COMPRESS,
   CLIENT_CONNECT_ATTRS,
   CLIENT_CONNECT_WITH_DB,
   CLIENT_DEPRECATE_EOF,
+  CLIENT_SESSION_TRACK,
   CLIENT_FOUND_ROWS,
   CLIENT_IGNORE_SPACE,
   CLIENT_INTERACTIVE,
   CLIENT_LONG_FLAG,
-  CLIENT_LONG_PASSWORD,
+  CLIENT_MYSQL,
   CLIENT_MULTI_RESULTS,
   CLIENT_MULTI_STATEMENTS,
   CLIENT_PLUGIN_AUTH,
@@ -41,6 +43,7 @@ import {
   ER_SECURE_TRANSPORT_REQUIRED,
   ER_UNKNOWN_ERROR,
   ERR_HEADER,
+  MARIADB_CLIENT_PROGRESS,
   OK_HEADER,
   RELAY_MASKED_CAPABILITIES,
 } from '../../protocol/constants.js';
@@ -62,13 +65,19 @@ import { connectUpstream, type UpstreamOptions } from './upstream-connection.js'
 
 /**
  * MariaDB's CLIENT_PROGRESS_OBSOLETE (MySQL's CLIENT_CAPABILITY_EXTENSION): progress packets
- * change the stream, so the bit is never relayed.
+ * change the stream, so the bit is never relayed to the FE; the proxy offers progress reports
+ * of its own CALLs to the client (progress-reports.ts).
  */
 const CLIENT_PROGRESS_OBSOLETE = CLIENT_CAPABILITY_EXTENSION;
 
-/** Capabilities the standalone greeting offers (no LOCAL INFILE, no compression, no session tracking). */
+/**
+ * Capabilities the standalone greeting offers (no LOCAL INFILE; compression per config).
+ * Session tracking is offered because the OK packets carry their info as a length-encoded
+ * string, as MySQL's and MariaDB's servers write it; a client without SESSION_TRACK (mysql2)
+ * would read the length byte as text. CLIENT_LONG_PASSWORD (CLIENT_MYSQL) stays clear, as in MariaDB's
+ * greeting, so that the extended capabilities (progress reports) can be offered.
+ */
 const STANDALONE_CAPABILITIES =
-  CLIENT_LONG_PASSWORD |
   CLIENT_FOUND_ROWS |
   CLIENT_LONG_FLAG |
   CLIENT_CONNECT_WITH_DB |
@@ -83,6 +92,7 @@ const STANDALONE_CAPABILITIES =
   CLIENT_PLUGIN_AUTH |
   CLIENT_CONNECT_ATTRS |
   CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA |
+  CLIENT_SESSION_TRACK |
   CLIENT_DEPRECATE_EOF;
 
 /**
@@ -95,6 +105,8 @@ export class ConnectionPhase {
   private step: Step = 'connecting';
   /** Capabilities offered in the greeting the client saw. */
   private offered = 0;
+  /** MariaDB extended capabilities offered in that greeting (0 unless CLIENT_MYSQL is clear). */
+  private offeredExtended = 0;
   private readonly upstreamReader: PacketReader;
   /** Client seq minus upstream seq during the relayed auth exchange (TLS on one leg only). */
   private seqDelta = 0;
@@ -205,10 +217,15 @@ export class ConnectionPhase {
     s.statusFlags = g.statusFlags;
     let caps = g.capabilities & ~RELAY_MASKED_CAPABILITIES & ~CLIENT_PROGRESS_OBSOLETE;
     caps = s.deps.secureContext ? caps | CLIENT_SSL : caps & ~CLIENT_SSL;
+    // Compression is the proxy's own on the client leg (session.ts), whatever the FE offers.
+    if (s.compressionOffered) caps |= CLIENT_COMPRESS;
     this.offered = caps >>> 0;
+    // Progress reports are the proxy's own (its CALLs); the FE's extended capabilities are not relayed.
+    this.offeredExtended = caps & CLIENT_MYSQL ? 0 : MARIADB_CLIENT_PROGRESS;
+    if (this.offeredExtended) this.offered = (this.offered | CLIENT_PROGRESS_OBSOLETE) >>> 0;
     s.upstreamOffered = g.capabilities;
     // Keep the FE's connection id and scramble: the client's answer is checked by the FE itself.
-    const edited = editGreetingCapabilities(p.payload, this.offered, true);
+    const edited = editGreetingCapabilities(p.payload, this.offered, true, this.offeredExtended);
     s.relayToClient(encodePacket(edited, p.seq));
     this.step = 'response';
   }
@@ -274,6 +291,11 @@ export class ConnectionPhase {
     }
     s.user = r.user;
     s.capabilities = (r.capabilities & this.offered) >>> 0;
+    // Progress reports are offered both ways MariaDB servers do: the extended bit (10.2+) and
+    // the classic CLIENT_PROGRESS_OBSOLETE, which libmariadb (the mariadb CLI with its progress
+    // callback) and mysql_common still ask with.
+    s.progressReports =
+      this.offeredExtended !== 0 && ((r.mariadbCapabilities & MARIADB_CLIENT_PROGRESS) !== 0 || (s.capabilities & CLIENT_PROGRESS_OBSOLETE) !== 0);
     s.selectSchema(r.database);
     return r;
   }
@@ -287,7 +309,12 @@ export class ConnectionPhase {
       s.refuseClearPassword((p.seq + 1) & 0xff);
       return;
     }
-    const forwardedCaps = (r.capabilities & ~RELAY_MASKED_CAPABILITIES & ~CLIENT_PROGRESS_OBSOLETE & ~CLIENT_SSL) >>> 0;
+    let forwardedCaps = (r.capabilities & ~RELAY_MASKED_CAPABILITIES & ~CLIENT_PROGRESS_OBSOLETE & ~CLIENT_SSL) >>> 0;
+    // A compressing client's FE leg is compressed too when the FE offers it (zlib only).
+    if (s.capabilities & CLIENT_COMPRESS && s.upstreamOffered & CLIENT_COMPRESS && s.upstreamCompressionAllowed) {
+      forwardedCaps = (forwardedCaps | CLIENT_COMPRESS) >>> 0;
+      s.upstreamCompressionRequested = true;
+    }
     if (s.deps.upstream?.tls == null) {
       // A plain upstream leg: no SSL bit, and its HandshakeResponse is seq 1.
       this.seqDelta = (p.seq - 1) & 0xff;
@@ -352,7 +379,9 @@ export class ConnectionPhase {
     this.scramble = generateScramble();
     let caps = STANDALONE_CAPABILITIES;
     if (s.deps.secureContext) caps |= CLIENT_SSL;
-    this.offered = caps >>> 0;
+    if (s.compressionOffered) caps |= CLIENT_COMPRESS;
+    this.offered = (caps | CLIENT_PROGRESS_OBSOLETE) >>> 0;
+    this.offeredExtended = MARIADB_CLIENT_PROGRESS;
     const greeting = buildHandshakeV10({
       protocolVersion: 10,
       serverVersion: s.deps.serverVersion,
@@ -362,7 +391,7 @@ export class ConnectionPhase {
       characterSet: 33,
       statusFlags: s.statusFlags,
       authPluginName: MYSQL_NATIVE_PASSWORD,
-      mariadbCapabilities: 0,
+      mariadbCapabilities: this.offeredExtended,
     });
     this.step = 'response';
     s.writeClient(encodePacket(greeting, 0));

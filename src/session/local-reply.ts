@@ -8,7 +8,7 @@ import {
   BINARY_FLAG,
   BLOB_FLAG,
   CHARSET_BINARY,
-  CHARSET_UTF8_GENERAL_CI,
+  CHARSET_UTF8MB4_GENERAL_CI,
   CLIENT_MULTI_RESULTS,
   MYSQL_TYPE_BLOB,
   MYSQL_TYPE_DATETIME,
@@ -33,16 +33,20 @@ interface TypeInfo {
   decimals: number;
 }
 
-/** ColumnType -> MySQL column type. JSON goes out as TEXT: MariaDB clients have no JSON type. */
+/**
+ * ColumnType -> MySQL column type. JSON goes out as TEXT: MariaDB clients have no JSON type.
+ * Text columns say utf8mb4: the values are UTF-8 of any code point, and clients decode a
+ * 3-byte utf8 charset (33) as CESU-8, which garbles characters outside the BMP (mysql2 does).
+ */
 const TYPES: Record<ColumnType, TypeInfo> = {
-  string: { type: MYSQL_TYPE_VAR_STRING, characterSet: CHARSET_UTF8_GENERAL_CI, flags: 0, columnLength: 65535 * 3, decimals: 0x1f },
+  string: { type: MYSQL_TYPE_VAR_STRING, characterSet: CHARSET_UTF8MB4_GENERAL_CI, flags: 0, columnLength: 65535 * 3, decimals: 0x1f },
   bigint: { type: MYSQL_TYPE_LONGLONG, characterSet: CHARSET_BINARY, flags: BINARY_FLAG, columnLength: 20, decimals: 0 },
   int: { type: MYSQL_TYPE_LONG, characterSet: CHARSET_BINARY, flags: BINARY_FLAG, columnLength: 11, decimals: 0 },
   boolean: { type: MYSQL_TYPE_TINY, characterSet: CHARSET_BINARY, flags: BINARY_FLAG, columnLength: 1, decimals: 0 },
   double: { type: MYSQL_TYPE_DOUBLE, characterSet: CHARSET_BINARY, flags: BINARY_FLAG, columnLength: 22, decimals: 0x1f },
   decimal: { type: MYSQL_TYPE_NEWDECIMAL, characterSet: CHARSET_BINARY, flags: BINARY_FLAG, columnLength: 66, decimals: 0x1f },
   datetime: { type: MYSQL_TYPE_DATETIME, characterSet: CHARSET_BINARY, flags: BINARY_FLAG, columnLength: 26, decimals: 6 },
-  json: { type: MYSQL_TYPE_BLOB, characterSet: CHARSET_UTF8_GENERAL_CI, flags: BLOB_FLAG, columnLength: 0xffffffff, decimals: 0 },
+  json: { type: MYSQL_TYPE_BLOB, characterSet: CHARSET_UTF8MB4_GENERAL_CI, flags: BLOB_FLAG, columnLength: 0xffffffff, decimals: 0 },
 };
 
 export function columnDefinition(c: ColumnSpec): ColumnDefinition {
@@ -98,7 +102,10 @@ export function localReplyPayloads(replies: readonly LocalReply[], ctx: ReplyCon
   return out;
 }
 
-/** The framed bytes of a whole local response (sequence ids from 1). */
-export function encodeLocalReplies(replies: readonly LocalReply[], ctx: ReplyContext): Buffer {
-  return framePayloads(localReplyPayloads(replies, ctx), 1).bytes;
+/**
+ * The framed bytes of a whole local response: sequence ids from 1 (the command was 0), or from
+ * `firstSeq` when progress reports went first.
+ */
+export function encodeLocalReplies(replies: readonly LocalReply[], ctx: ReplyContext, firstSeq = 1): Buffer {
+  return framePayloads(localReplyPayloads(replies, ctx), firstSeq).bytes;
 }

@@ -8,6 +8,10 @@
  *   command-phase.ts     the command loop: relayed commands and responses, local replies,
  *                        prepared statements the proxy answers, the proxy's own upstream queries
  *
+ * The compressed protocol (CLIENT_COMPRESS) is terminated on each leg: a CompressedChannel
+ * between a socket and the packet handling unframes what arrives and frames what is written,
+ * so the phases always see plain packets; without compression no byte takes that detour.
+ *
  * Backpressure holds both ways: when a socket's write() returns false, the other socket is
  * paused until 'drain'. Replies the proxy writes itself hold the client's own commands the
  * same way once more than CLIENT_WRITE_HIGH_WATER of them wait unread. Packet sizes are
@@ -15,7 +19,8 @@
  */
 import type { Socket } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
-import { ER_HANDSHAKE_ERROR, ER_NET_PACKET_TOO_LARGE, ER_NOT_SUPPORTED_AUTH_MODE, SERVER_STATUS_AUTOCOMMIT } from '../../protocol/constants.js';
+import { CompressedChannel, MAX_FRAME_LENGTH } from '../../protocol/compression.js';
+import { CLIENT_COMPRESS, ER_HANDSHAKE_ERROR, ER_NET_PACKET_TOO_LARGE, ER_NOT_SUPPORTED_AUTH_MODE, SERVER_STATUS_AUTOCOMMIT } from '../../protocol/constants.js';
 import { buildErr, type ErrPacket } from '../../protocol/generic-response.js';
 import { encodePacket, PacketReader, PacketTooLargeError } from '../../protocol/packet.js';
 import type { Logger } from '../observability/logger.js';
@@ -98,6 +103,14 @@ export interface SessionDeps {
    * larger one gets ER_NET_PACKET_TOO_LARGE and the connection is closed, as MySQL does.
    */
   maxAllowedPacket: number;
+  /**
+   * Offer the compressed protocol (CLIENT_COMPRESS, zlib) to clients; default true. Each leg
+   * is framed on its own: the FE leg is compressed too when the client asked and the FE
+   * offers it (and upstreamCompression is not false), else only the client leg is.
+   */
+  compression?: boolean;
+  /** Compress the FE leg when the client's leg is compressed and the FE offers it; default true. */
+  upstreamCompression?: boolean;
   nextConnectionId(): number;
   stats: ProxyStats;
 }
@@ -128,6 +141,8 @@ export class Session implements SessionView {
   /** Status flags as the client last saw them (the FE's, or the standalone session's own). */
   statusFlags = SERVER_STATUS_AUTOCOMMIT;
   clientTls = false;
+  /** The client takes MariaDB progress-report packets (MARIADB_CLIENT_PROGRESS negotiated). */
+  progressReports = false;
   /** Client packets not yet handled, in both phases (bounded by the phase's packet limit). */
   readonly clientReader = new PacketReader(MAX_HANDSHAKE_PAYLOAD);
   readonly deps: SessionDeps;
@@ -148,6 +163,12 @@ export class Session implements SessionView {
   private upstreamReadBuf: Buffer = Buffer.alloc(0);
   /** Something may still refer to upstreamReadBuf (or there is none yet): the next read needs a fresh one. */
   private upstreamReadHeld = true;
+  /** The client leg's compressed framing, from the first command on (CLIENT_COMPRESS negotiated). */
+  private clientCompression: CompressedChannel | null = null;
+  /** The FE leg's, likewise (CLIENT_COMPRESS forwarded in the HandshakeResponse). */
+  private upstreamCompression: CompressedChannel | null = null;
+  /** The HandshakeResponse sent to the FE asked for compression (connection-phase.ts decides). */
+  upstreamCompressionRequested = false;
 
   constructor(socket: Socket, deps: SessionDeps) {
     this.clientSocket = socket;
@@ -191,12 +212,34 @@ export class Session implements SessionView {
     this.currentPhase = 'command';
     if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
     this.clientReader.maxPayload = this.deps.maxAllowedPacket;
+    // Client and server switch to compressed frames after the OK that ends authentication
+    // (libmariadb and mysql2 both turn compression on once they have read it).
+    if (this.capabilities & CLIENT_COMPRESS) this.startClientCompression();
+    if (this.upstreamCompressionRequested) this.upstreamCompression = new CompressedChannel(MAX_FRAME_LENGTH);
     this.command = new CommandPhase(this);
     this.deps.registry.add(this);
     this.log.debug(
       { connectionId: this.connectionId, user: this.user, client: this.clientAddress, tls: this.clientTls, standalone: this.standalone },
       'client authenticated',
     );
+  }
+
+  /** Whether the greeting offers CLIENT_COMPRESS (config, on by default). */
+  get compressionOffered(): boolean {
+    return this.deps.compression !== false;
+  }
+
+  /** Whether a compressing client's FE leg may be compressed too (the FE must offer it as well). */
+  get upstreamCompressionAllowed(): boolean {
+    return this.deps.upstreamCompression !== false;
+  }
+
+  private startClientCompression(): void {
+    const channel = new CompressedChannel();
+    this.clientCompression = channel;
+    // Whatever the client sent after its last handshake packet is already framed.
+    const rest = this.clientReader.drain();
+    if (rest.length > 0) for (const b of channel.decode(rest)) this.clientReader.push(b);
   }
 
   /** Handles the client commands that arrived with the end of the connection phase. */
@@ -206,7 +249,7 @@ export class Session implements SessionView {
 
   /** FE bytes that arrived with the end of the connection phase: the command phase relays them. */
   upstreamLeftover(rest: Buffer): void {
-    this.command?.upstreamData(rest);
+    this.onUpstreamData(rest);
   }
 
   /**
@@ -239,7 +282,7 @@ export class Session implements SessionView {
   /** Sends one ERR (at `seq`) and closes after it is flushed. */
   failConnection(err: ErrPacket, seq: number, reason: string): void {
     if (this.currentPhase === 'closed') return;
-    if (!this.clientSocket.destroyed) this.clientSocket.write(encodePacket(buildErr(err), seq));
+    if (!this.clientSocket.destroyed) this.toClient(encodePacket(buildErr(err), seq));
     this.close(reason, true);
   }
 
@@ -303,12 +346,33 @@ export class Session implements SessionView {
 
   private readonly onClientData = (chunk: Buffer): void => {
     if (this.currentPhase === 'command') {
-      this.command!.clientData(chunk);
+      if (this.clientCompression) this.compressedClientData(chunk);
+      else this.command!.clientData(chunk);
       return;
     }
     if (this.currentPhase === 'closed') return;
     this.connection.clientData(chunk);
   };
+
+  private compressedClientData(chunk: Buffer): void {
+    let data: Buffer[];
+    try {
+      data = this.clientCompression!.decode(chunk);
+    } catch (e) {
+      this.protocolFailure(e, 'compressed client frame');
+      return;
+    }
+    for (const b of data) {
+      if (this.currentPhase !== 'command') return;
+      this.command!.clientData(b);
+    }
+  }
+
+  /** Every write to the client socket: framed once the client leg is compressed. */
+  private toClient(buf: Buffer): boolean {
+    const c = this.clientCompression;
+    return this.clientSocket.write(c ? c.encode(buf) : buf);
+  }
 
   private readonly onClientError = (e: NodeJS.ErrnoException): void => {
     this.log.debug({ client: this.clientAddress, code: e.code }, 'client socket error');
@@ -349,19 +413,19 @@ export class Session implements SessionView {
 
   /** Writes bytes of the proxy's own to the client (greeting, local replies). */
   writeClient(buf: Buffer): void {
-    this.clientSocket.write(buf);
+    this.toClient(buf);
   }
 
   /** Writes FE bytes of the connection phase to the client, counted as relayed. */
   relayToClient(buf: Buffer): void {
     this.deps.stats.bytesDownstream += buf.length;
-    this.clientSocket.write(buf);
+    this.toClient(buf);
   }
 
   /** Writes a chunk of a relayed FE response to the client; pauses the FE while the client is slow. */
   relayDownstream(chunk: Buffer): void {
     this.deps.stats.bytesDownstream += chunk.length;
-    if (!this.clientSocket.write(chunk) && !this.upstreamPausedByClient) {
+    if (!this.toClient(chunk) && !this.upstreamPausedByClient) {
       this.upstreamPausedByClient = true;
       this.upstreamSocket!.pause();
       this.clientSocket.once('drain', this.onClientDrain);
@@ -459,7 +523,8 @@ export class Session implements SessionView {
    * buffer. A read that fills the buffer grows the next one, up to UPSTREAM_READ_MAX.
    */
   readonly onUpstreamRead = (n: number, buf: Buffer): boolean => {
-    const relaying = this.currentPhase === 'command' && !this.command!.collectingUpstream;
+    // Stored (uncompressed) frames come out of the FE leg's channel as views of the read buffer.
+    const relaying = this.currentPhase === 'command' && !this.command!.collectingUpstream && !this.upstreamCompression;
     this.onUpstreamData(n === buf.length ? buf : buf.subarray(0, n));
     if (!relaying || this.clientSocket.writableLength > 0) this.upstreamReadHeld = true;
     if (n === buf.length && this.upstreamReadSize < UPSTREAM_READ_MAX) {
@@ -471,12 +536,27 @@ export class Session implements SessionView {
 
   private readonly onUpstreamData = (chunk: Buffer): void => {
     if (this.currentPhase === 'command') {
-      this.command!.upstreamData(chunk);
+      if (this.upstreamCompression) this.compressedUpstreamData(chunk);
+      else this.command!.upstreamData(chunk);
       return;
     }
     if (this.currentPhase === 'closed') return;
     this.connection.upstreamData(chunk);
   };
+
+  private compressedUpstreamData(chunk: Buffer): void {
+    let data: Buffer[];
+    try {
+      data = this.upstreamCompression!.decode(chunk);
+    } catch (e) {
+      this.protocolFailure(e, 'compressed upstream frame');
+      return;
+    }
+    for (const b of data) {
+      if (this.currentPhase !== 'command') return;
+      this.command!.upstreamData(b);
+    }
+  }
 
   private readonly onUpstreamError = (e: NodeJS.ErrnoException): void => {
     this.log.info({ client: this.clientAddress, connectionId: this.connectionId, code: e.code }, 'upstream connection error');
@@ -493,10 +573,18 @@ export class Session implements SessionView {
     this.writeUpstream(buf);
   }
 
+  /** Writes a new command to the FE (its first packet has sequence id 0), counted as relayed unless `own`. */
+  commandToUpstream(buf: Buffer, own = false): void {
+    this.upstreamCompression?.startCommand();
+    if (own) this.writeUpstream(buf);
+    else this.relayToUpstream(buf);
+  }
+
   writeUpstream(buf: Buffer): void {
     const up = this.upstreamSocket;
     if (!up) return;
-    if (!up.write(buf) && !this.clientPausedByUpstream) {
+    const c = this.upstreamCompression;
+    if (!up.write(c ? c.encode(buf) : buf) && !this.clientPausedByUpstream) {
       this.clientPausedByUpstream = true;
       this.clientSocket.pause();
       up.once('drain', this.onUpstreamDrain);

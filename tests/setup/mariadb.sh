@@ -7,11 +7,13 @@
 # with the general log on, and exports:
 #   MARIADB_PORT MARIADB_SOCKET MARIADB_GENERAL_LOG MARIADB_USER MARIADB_PASSWORD MARIADB_DIR
 #   MARIADB_TLS_CERT (the server's self-signed certificate: TLS is offered, not required)
-#   CONNECTOR_J_JAR
+#   CONNECTOR_J_JAR (8.4.0), CONNECTOR_J9_JAR (9.x), MARIADB_CONNECTOR_J_JAR (MariaDB Connector/J 3.x)
 #   MARIADB_EXTRA_ARGS (optional, read by mariadb_start): more mariadbd options, e.g. a plugin to load
 
 MARIADB_ROOT_DIR="${MARIADB_ROOT_DIR:-$(pwd)/.tmp/mariadb}"
 CONNECTOR_J_VERSION=8.4.0
+CONNECTOR_J9_VERSION=9.7.0
+MARIADB_CONNECTOR_J_VERSION=3.5.11
 CONNECTOR_J_DIR="$(pwd)/tests/integration/jdbc/lib"
 
 _mariadb_free_port() {
@@ -27,9 +29,17 @@ mariadb_install() {
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null
   fi
-  if [ ! -f "$CONNECTOR_J_DIR/mysql-connector-j-$CONNECTOR_J_VERSION.jar" ]; then
+  _mariadb_fetch_jar com.mysql mysql-connector-j "$CONNECTOR_J_VERSION"
+  _mariadb_fetch_jar com.mysql mysql-connector-j "$CONNECTOR_J9_VERSION"
+  _mariadb_fetch_jar org.mariadb.jdbc mariadb-java-client "$MARIADB_CONNECTOR_J_VERSION"
+}
+
+# One client jar from Maven Central into tests/integration/jdbc/lib, unless it is there already.
+_mariadb_fetch_jar() {
+  local group="$1" artifact="$2" version="$3"
+  if [ ! -f "$CONNECTOR_J_DIR/$artifact-$version.jar" ]; then
     mkdir -p "$CONNECTOR_J_DIR"
-    mvn -q -B dependency:copy -Dartifact="com.mysql:mysql-connector-j:$CONNECTOR_J_VERSION" \
+    mvn -q -B dependency:copy -Dartifact="$group:$artifact:$version" \
       -DoutputDirectory="$CONNECTOR_J_DIR" -Dmdep.stripVersion=false >/dev/null
   fi
 }
@@ -76,6 +86,8 @@ SQL
   export MARIADB_USER=app
   export MARIADB_PASSWORD=app-pass
   export CONNECTOR_J_JAR="$CONNECTOR_J_DIR/mysql-connector-j-$CONNECTOR_J_VERSION.jar"
+  export CONNECTOR_J9_JAR="$CONNECTOR_J_DIR/mysql-connector-j-$CONNECTOR_J9_VERSION.jar"
+  export MARIADB_CONNECTOR_J_JAR="$CONNECTOR_J_DIR/mariadb-java-client-$MARIADB_CONNECTOR_J_VERSION.jar"
   echo "mariadb: listening on 127.0.0.1:$port (data $d)"
 }
 
