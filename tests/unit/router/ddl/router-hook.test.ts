@@ -39,7 +39,6 @@ describe('router: ALTER TABLE tag/branch hook', () => {
     for (const sql of [
       'ALTER TABLE internal.db.t CREATE TAG x',
       'ALTER TABLE nocat.sales.orders CREATE TAG x',
-      'ALTER TABLE PAIMON.sales.orders CREATE TAG x',
       'ALTER TABLE sales.orders CREATE TAG x',
       'ALTER TABLE paimon.sales.orders ADD COLUMN c INT',
       'ALTER TABLE paimon.sales.orders CREATE INDEX i (c)',
