@@ -3,13 +3,14 @@
  * catalog it runs as the tag/branch procedure calls (test stand-ins that record how they were
  * bound: tests/unit/router/ddl/recording-procedures.ts) through the CALL path with the ops
  * runtime's hooks, so it is audited and counted like a CALL, and the client gets an OK or an
- * ERR as from Doris; on any other table it reaches the upstream byte for byte.
+ * ERR as from Doris; on any other table it reaches the upstream byte for byte. Standalone, the
+ * same DDL takes the same path, with the users file's grants checked as for a CALL.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync, statSync } from 'node:fs';
+import { readFileSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ResultSetHeader } from 'mysql2';
+import mysql, { type ResultSetHeader } from 'mysql2/promise';
 import { captureError, connect, mariadb, proxyConfig } from './wire-helpers.js';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
 import { startOps, type OpsRuntime } from '../../src/observability/ops-runtime.js';
@@ -22,6 +23,8 @@ import { makeWarehouse } from '../unit/router/router-fixtures.js';
 import { recordingProcedures, type Recorder } from '../unit/router/ddl/recording-procedures.js';
 import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
+import { nativePasswordHash } from '../../protocol/auth.js';
+import { resolveLocalUsers } from '../../src/users-file.js';
 
 let proxy: RunningProxy;
 let ops: OpsRuntime;
@@ -181,5 +184,60 @@ describe('relay: ALTER TABLE tag/branch DDL', () => {
       const tail = readFileSync(log, 'utf8').slice(offset);
       return sent.every((s) => tail.includes(s));
     }, 'the forwarded DDL in the general log');
+  });
+});
+
+describe('standalone: ALTER TABLE tag/branch DDL with the users file grants', () => {
+  let alone: RunningProxy;
+  let aloneOps: OpsRuntime;
+  let aloneRec: Recorder;
+
+  before(async () => {
+    const wh = await makeWarehouse();
+    const dir = tempDir('standalone-ddl');
+    const users = join(dir, 'users.yaml');
+    writeFileSync(users, [
+      'users:',
+      '  - name: maint',
+      `    native_hash: '${nativePasswordHash('m-pass')}'`,
+      "    grants: ['ALTER ON paimon.sales.*']",
+      '  - name: viewer',
+      `    native_hash: '${nativePasswordHash('v-pass')}'`,
+      "    grants: ['SELECT ON paimon.*.*']",
+    ].join('\n') + '\n');
+    const config = proxyConfig({ catalogs: [{ name: 'paimon', type: 'filesystem', warehouse: wh }], users_file: users, audit: { file: join(dir, 'audit.jsonl') }, jobs: { dir } }, { upstream: false });
+    const logger = silentLogger();
+    aloneOps = await startOps(config, { logger, localUsers: (await resolveLocalUsers(users, '127.0.0.1')).users.values() });
+    aloneRec = recordingProcedures();
+    const executor = new ProcedureExecutor({ registry: new ProcedureRegistry(aloneRec.procedures), catalogs: buildCatalogs(config), limits: config.procedures, hooks: aloneOps.hooks, frameworkParams: aloneOps.frameworkParams });
+    alone = await startProxy(config, { logger, router: new Router({ executor, defaultCatalog: 'paimon', calls: aloneOps.calls }) });
+  });
+  after(async () => {
+    await alone?.close();
+    await aloneOps?.close();
+  });
+
+  test('the session catalog and database name the table; a reader is refused with 1142 as for the CALL; nothing runs', async () => {
+    const conn = (user: string, password: string) => mysql.createConnection({ host: '127.0.0.1', port: alone.address.port, user, password, database: 'sales' });
+    const m = await conn('maint', 'm-pass');
+    try {
+      const [r] = await m.query('ALTER TABLE orders CREATE TAG s1 RETAIN 1 DAYS');
+      assert.equal((r as ResultSetHeader).affectedRows, 0);
+      assert.deepEqual(aloneRec.calls.map((x) => [x.procedure, x.identifier, x.args.time_retained]), [['create_tag', 'sales.orders', '1 d']]);
+      const e = await captureError(m.query('ALTER TABLE ops.events CREATE TAG s1'));
+      assert.equal(e.errno, 1142, String(e.sqlMessage));
+    } finally {
+      await m.end();
+    }
+    const v = await conn('viewer', 'v-pass');
+    try {
+      const ddl = await captureError(v.query('ALTER TABLE orders DROP TAG s1'));
+      const call = await captureError(v.query("CALL sys.delete_tag(table => 'orders', tag => 's1')"));
+      assert.equal(ddl.errno, 1142);
+      assert.equal(ddl.sqlMessage, call.sqlMessage);
+    } finally {
+      await v.end();
+    }
+    assert.equal(aloneRec.calls.length, 1, 'the refused statements ran nothing');
   });
 });
