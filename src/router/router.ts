@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ER_KILL_DENIED_ERROR, ER_NOT_SUPPORTED_YET } from '../../protocol/constants.js';
-import type { CallRequest, ProcedureExecutor } from '../../procedures/framework/executor.js';
+import type { CallOutcome, CallRequest, ProcedureExecutor } from '../../procedures/framework/executor.js';
 import { CancellationRegistry, type NewRunningCall } from '../../procedures/framework/cancellation.js';
 import { ProcedureError } from '../../procedures/framework/errors.js';
 import type { CallerInfo } from '../../procedures/framework/context.js';
@@ -25,6 +25,8 @@ import { parseCallArguments, parseCallName, ParseError, resolveCatalogName, type
 import type { LocalReply, Route, SessionView, StatementRouter } from './route.js';
 import { isShowDiagnostics, literalValue, parseKill, parseSet, parseSwitch, parseUse, type KillStatement } from './session-statement.js';
 import { classifyStatement } from './statement-prefilter.js';
+import { parseTagBranchDdl } from './ddl/tag-branch-ddl.js';
+import { planTagBranchDdl, procedureOfDdl, runDdlPlan, tableArgument } from './ddl/ddl-invocation.js';
 import { newStandaloneState, rememberWarnings, respondStandalone, unknownCatalog, type StandaloneEnv, type StandaloneSessionState } from './standalone-responder.js';
 
 const FORWARD: Route = { kind: 'forward' };
@@ -125,6 +127,10 @@ export class Router implements StatementRouter {
       this.afterLocalCall.delete(session);
     }
     if (kind === 'other' && !session.standalone) return FORWARD;
+    if (kind === 'alter') {
+      const r = this.routeTagBranchDdl(sql, session);
+      if (r !== null) return r;
+    }
     if (kind === 'call') {
       const r = this.routeCall(sql, session);
       if (r === null || session.standalone || r.kind !== 'local') return r ?? (session.standalone ? this.standaloneRoute(sql, session) : FORWARD);
@@ -255,7 +261,8 @@ export class Router implements StatementRouter {
       kind: 'local',
       run: async (signal) => {
         const replies = await this.runCall(sql, name, catalog, session, signal);
-        if (session.standalone) rememberWarnings(this.standaloneState(session), replies);
+        rememberWarnings(this.standaloneState(session), replies);
+        if (!session.standalone) this.afterLocalCall.add(session);
         return replies;
       },
     };
@@ -311,15 +318,7 @@ export class Router implements StatementRouter {
     const req: CallRequest = { catalog, procedure, args, statement: sql, queryId };
     const asyncCalls = this.opts.asyncCalls;
     const submitsJob = asyncCalls?.isAsync(req) === true;
-    const call: NewRunningCall = {
-      connectionId: session.connectionId,
-      queryId,
-      procedure: procedure.toLowerCase(),
-      user: session.user,
-      catalog,
-      clientAddress: session.clientAddress,
-      ...(submitsJob ? { submitsJob } : {}),
-    };
+    const call = this.runningCall(req, session, submitsJob);
     if (submitsJob && asyncCalls) {
       const untrack = this.calls.track(call, SUBMISSION);
       try {
@@ -331,10 +330,64 @@ export class Router implements StatementRouter {
         untrack();
       }
     }
+    return (await this.runTracked(req, caller, call, signal)).replies;
+  }
+
+  private runningCall(req: CallRequest, session: SessionView, submitsJob: boolean): NewRunningCall {
+    return {
+      connectionId: session.connectionId,
+      queryId: req.queryId!,
+      procedure: req.procedure.toLowerCase(),
+      user: session.user,
+      catalog: req.catalog,
+      clientAddress: session.clientAddress,
+      ...(submitsJob ? { submitsJob } : {}),
+    };
+  }
+
+  private runTracked(req: CallRequest, caller: CallerInfo, call: NewRunningCall, signal: AbortSignal): Promise<CallOutcome> {
     // The procedure's progress goes on the call's entry, where list_jobs / job_status of other sessions read it.
-    req.onProgress = (u) => this.calls.progress(queryId, u);
+    req.onProgress = (u) => this.calls.progress(call.queryId, u);
     // The executor owns the call's abort: the session's signal, KILL through the registry, the deadline.
-    return this.executor.execute(req, caller, signal, { calls: this.calls, call });
+    return this.executor.run(req, caller, signal, { calls: this.calls, call });
+  }
+
+  /**
+   * `ALTER TABLE [catalog.][db.]table CREATE|REPLACE|DROP TAG|BRANCH ...` on a table of a
+   * configured Paimon catalog (the session's current one when the name has no catalog, as for
+   * `CALL sys.x`): answered as the procedure calls it stands for (src/router/ddl/), each one
+   * through the same path as a CALL. Null (forwarded) for any other table or statement.
+   */
+  private routeTagBranchDdl(sql: string, session: SessionView): Route | null {
+    const ddl = parseTagBranchDdl(sql);
+    if (ddl === null) return null;
+    const p = ddl.table;
+    const written = p.length === 3 ? p[0]! : this.currentCatalog(session);
+    const resolved = written === null ? null : resolveCatalogName(written, this.executor.catalogs.names());
+    if (resolved?.kind !== 'found') return null;
+    const catalog = resolved.name;
+    const table = tableArgument(p.length === 3 ? p.slice(1) : p);
+    return {
+      kind: 'local',
+      run: async (signal) => {
+        const caller = this.callerOf(session, catalog);
+        let replies: LocalReply[];
+        try {
+          if (ddl.clause instanceof ProcedureError) throw ddl.clause;
+          const steps = planTagBranchDdl(ddl.clause, table);
+          replies = await runDdlPlan(steps, (inv) => {
+            const req: CallRequest = { catalog, procedure: inv.procedure, args: inv.args, statement: sql, queryId: randomUUID() };
+            return this.runTracked(req, caller, this.runningCall(req, session, false), signal);
+          });
+        } catch (e) {
+          // Refused before any call (syntax, NOT_SUPPORTED): audited like a CALL that did not bind.
+          if (!(e instanceof ProcedureError)) throw e;
+          replies = (await this.executor.reject({ catalog, procedure: procedureOfDdl(ddl), args: [], statement: sql }, caller, e)).replies;
+        }
+        if (session.standalone) rememberWarnings(this.standaloneState(session), replies);
+        return replies;
+      },
+    };
   }
 
   // ------------------------------------------------------------------------------------------

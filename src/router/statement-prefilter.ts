@@ -1,6 +1,7 @@
 /**
  * The prefilter run on every COM_QUERY: skip leading whitespace and comments, then look at
- * the first keyword. Only CALL, USE, SWITCH, KILL (and SET, for `@paimon_*` user variables) matter to a proxy with an upstream
+ * the first keyword. Only CALL, USE, SWITCH, KILL (and SET, for `@paimon_*` user variables; ALTER,
+ * for the tag and branch clauses of Paimon tables) matter to a proxy with an upstream
  * (everything else is forwarded without being read further), so this is a handful of
  * character comparisons and no allocation for ordinary statements.
  *
@@ -9,7 +10,7 @@
  * A `-- ` comment needs whitespace (or the end) after the dashes, as in MySQL.
  */
 
-export type StatementKind = 'call' | 'use' | 'switch' | 'kill' | 'set' | 'other';
+export type StatementKind = 'call' | 'use' | 'switch' | 'kill' | 'set' | 'alter' | 'other';
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12;
@@ -72,6 +73,8 @@ export function classifyStatement(sql: string): StatementKind {
       return word(sql, i, 'SWITCH') ? 'switch' : word(sql, i, 'SET') ? 'set' : 'other';
     case 107 /* k */:
       return word(sql, i, 'KILL') ? 'kill' : 'other';
+    case 97 /* a */:
+      return word(sql, i, 'ALTER') ? 'alter' : 'other';
     default:
       return 'other';
   }
@@ -112,6 +115,8 @@ export function classifyStatementBytes(buf: Uint8Array, start = 0, end = buf.len
       return wordBytes(buf, i, end, 'SWITCH') ? 'switch' : wordBytes(buf, i, end, 'SET') ? 'set' : 'other';
     case 107:
       return wordBytes(buf, i, end, 'KILL') ? 'kill' : 'other';
+    case 97:
+      return wordBytes(buf, i, end, 'ALTER') ? 'alter' : 'other';
     default:
       return 'other';
   }
