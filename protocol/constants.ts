@@ -154,6 +154,7 @@ export const AUTH_MORE_DATA_HEADER = 0x01;
 /** Error numbers the proxy emits itself (include/mysqld_ername.h). */
 export const ER_CON_COUNT_ERROR = 1040;
 export const ER_HANDSHAKE_ERROR = 1043;
+export const ER_NET_PACKETS_OUT_OF_ORDER = 1156;
 export const ER_DBACCESS_DENIED_ERROR = 1044;
 export const ER_ACCESS_DENIED_ERROR = 1045;
 export const ER_UNKNOWN_COM_ERROR = 1047;

@@ -40,6 +40,7 @@ import {
   CLIENT_TRANSACTIONS,
   ER_ACCESS_DENIED_ERROR,
   ER_HANDSHAKE_ERROR,
+  ER_NET_PACKETS_OUT_OF_ORDER,
   ER_SECURE_TRANSPORT_REQUIRED,
   ER_UNKNOWN_ERROR,
   ERR_HEADER,
@@ -235,6 +236,17 @@ export class ConnectionPhase {
     let p: Packet | null;
     while (this.active && (this.step === 'response' || this.step === 'auth') && (p = s.clientReader.next())) {
       if (this.step === 'response') {
+        // The greeting is packet 0, so the client's SSLRequest or HandshakeResponse is 1 (the
+        // response after a TLS upgrade is 2); anything else is refused as MySQL refuses it.
+        const expected = s.clientTls ? 2 : 1;
+        if (p.seq !== expected) {
+          s.failConnection(
+            { errno: ER_NET_PACKETS_OUT_OF_ORDER, sqlState: '08S01', message: `Got packets out of order (sequence id ${p.seq}, expected ${expected})` },
+            (p.seq + 1) & 0xff,
+            'packets out of order',
+          );
+          return;
+        }
         if (isSslRequest(p.payload)) {
           this.startTls(p);
           return;

@@ -310,7 +310,7 @@ describe('wire fuzz against a standalone proxy', () => {
 
   // MySQL and MariaDB refuse a packet whose sequence id is not the expected one ("Got packets
   // out of order", then close); the session layer accepts any today and continues from it.
-  test('a handshake response with a wrong sequence id is refused (ERR or close)', { todo: 'src/session: check the sequence id of the handshake response (expected 1)' }, async () => {
+  test('a handshake response with a wrong sequence id is refused (ERR or close)', async () => {
     for (const seq of [0, 2, 5, 255]) {
       await onFresh('handshake', async (c) => {
         c.send(handshakeResponse(await greeting(c)), seq);
