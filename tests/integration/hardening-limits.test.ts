@@ -78,12 +78,14 @@ describe('packet limits before and after authentication', () => {
     }
   };
 
-  test('an unauthenticated 10 MB packet is refused at its header: ERR 1153, closed quickly, no memory held', async () => {
+  test('an unauthenticated 16 MiB packet is refused at its header: ERR 1153, closed quickly, no memory held', async () => {
     await served();
     const c = rawClient(port);
     const greeting = await c.next();
     assert.equal(greeting.payload[0], 10, 'protocol version 10 greeting');
-    const size = 10 * 1000 * 1000;
+    // The largest one packet can be: holding it would grow RSS by 16 MiB, well past the
+    // bound below, which leaves room for this process's own noise (client and proxy share it).
+    const size = 0xffffff;
     const header = Buffer.alloc(4);
     header.writeUIntLE(size, 0, 3);
     header[3] = 1;
@@ -115,9 +117,9 @@ describe('packet limits before and after authentication', () => {
     }
     const elapsed = Date.now() - started;
     const growth = rssPeak - rssBefore;
-    console.log(`# unauthenticated 10 MB packet: closed after ${elapsed} ms, peak RSS growth ${(growth / 1048576).toFixed(1)} MiB`);
+    console.log(`# unauthenticated 16 MiB packet: closed after ${elapsed} ms, peak RSS growth ${(growth / 1048576).toFixed(1)} MiB`);
     assert.ok(elapsed < 5000, `closed after ${elapsed} ms`);
-    assert.ok(growth < 4 * 1048576, `RSS grew by ${growth} bytes`);
+    assert.ok(growth < 8 * 1048576, `RSS grew by ${growth} bytes`);
     await served();
   });
 
