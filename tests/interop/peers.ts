@@ -459,14 +459,18 @@ class JavaServer {
   }
 }
 
-/** One server per JVM command line (class path and flags), for the life of this process. */
+/**
+ * One server per JVM command line (class path and flags) and time zone, for the life of this
+ * process: a JVM reads its default zone once, and tests that set process.env.TZ expect the Java
+ * peer in that zone, as a JVM started per call would be.
+ */
 const javaServers = new Map<string, JavaServer>();
 process.on('exit', () => {
   for (const s of javaServers.values()) s.stop();
 });
 
 function javaServer(cmd: string, args: string[]): JavaServer {
-  const key = [cmd, ...args].join('\0');
+  const key = [process.env.TZ ?? '', cmd, ...args].join('\0');
   let s = javaServers.get(key);
   if (s === undefined) {
     s = new JavaServer(cmd, args);
