@@ -38,8 +38,14 @@ function isTempArea(code: number): boolean {
   return code >= 4;
 }
 
-/** Re-splitting an oversized partition stops here (one name shared by more files than the threshold). */
-const MAX_SPLIT_DEPTH = 4;
+/**
+ * Re-splitting an oversized partition: from this depth on, a partition that holds one name only
+ * (shared by more files than the threshold) is loaded as it is, since no seed can split it;
+ * one with several names is split again, up to the hard limit (with fanout f, two names stay
+ * together through every split with probability f^-MAX_SPLIT_DEPTH).
+ */
+const ONE_NAME_CHECK_DEPTH = 4;
+const MAX_SPLIT_DEPTH = 32;
 
 /** Each directory path once; candidates refer to it by index. */
 export class DirTable {
@@ -311,7 +317,7 @@ export class CandidateStore extends SpillingStore {
 
   private matchPartition(candPath: string, candCount: number, reachPath: string, depth: number, out: CandidateStore, before?: () => void): void {
     if (candCount === 0) return;
-    if (candCount <= this.threshold || depth >= MAX_SPLIT_DEPTH) {
+    if (candCount <= this.threshold || depth >= MAX_SPLIT_DEPTH || (depth >= ONE_NAME_CHECK_DEPTH && holdsOneName(candPath))) {
       const arrays = new CandidateArrays();
       for (const line of readLines(candPath)) if (line !== '') parseCandidateLine(line, arrays);
       if (arrays.count > this.stats.peakInMemory) this.stats.peakInMemory = arrays.count;
@@ -371,3 +377,14 @@ function nthTab(line: string, n: number): number {
   return i;
 }
 
+/** Whether every candidate line of a partition file names the same file name (read streaming). */
+function holdsOneName(path: string): boolean {
+  let first: string | null = null;
+  for (const line of readLines(path)) {
+    if (line === '') continue;
+    const name = line.slice(nthTab(line, 3) + 1);
+    if (first === null) first = name;
+    else if (name !== first) return false;
+  }
+  return true;
+}
