@@ -34,18 +34,6 @@ done
 mapfile -t FILES < <(find "${SELECT[@]}" -name '*.test.ts' -not -path '*/node_modules/*' | sort -u)
 [ ${#FILES[@]} -gt 0 ] || { echo "tests/run.sh: no *.test.ts under: ${SELECT[*]}" >&2; exit 2; }
 
-# Slowest files first (longest-processing-time order): a long file started last would leave the
-# other worker idle at the end. tests/file-durations.txt is the per-file time list of a full run
-# (the reporter's format, copied from $TEST_TMP/file-durations.txt); files it does not list follow.
-if [ -f tests/file-durations.txt ]; then
-  mapfile -t FILES < <(
-    printf '%s\n' "${FILES[@]}" | awk '
-      NR == FNR { if ($0 !~ /^#/ && NF >= 4) rank[$4] = ++n; next }
-      { r = ($0 in rank) ? rank[$0] : 1000000 + FNR; printf "%d\t%s\n", r, $0 }
-    ' tests/file-durations.txt - | sort -n -k1,1 | cut -f2-
-  )
-fi
-
 [ -d node_modules ] || npm ci --no-audit --no-fund
 
 PEERS=()
