@@ -93,7 +93,7 @@
  */
 import { testTmp } from '../support/temp-dir.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -481,10 +481,17 @@ function javaServer(cmd: string, args: string[]): JavaServer {
 
 /**
  * Peer programs whose main() may run inside the long-lived JVM: they neither exit the JVM nor
- * read stdin, and print through PaimonTool.out. Others (SortKeyTool, CompactBench) get a JVM of
- * their own per call.
+ * read stdin, and print through PaimonTool.out, which they say by calling
+ * `PaimonTool.stdoutForMain()`. Others (SortKeyTool, CompactBench) get a JVM of their own per call.
  */
-const SERVED_MAINS = new Set(['PaimonTool', 'DvTool', 'TagTool', 'BranchTool', 'SysTableTool']);
+const SERVED_MAINS: ReadonlySet<string> = (() => {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), 'java');
+  const served = new Set(['PaimonTool']);
+  for (const f of readdirSync(dir)) {
+    if (f.endsWith('.java') && readFileSync(join(dir, f), 'utf8').includes('PaimonTool.stdoutForMain()')) served.add(f.slice(0, -'.java'.length));
+  }
+  return served;
+})();
 
 /** The interesting part of a Java/Python error output: the tool's own message and the causes. */
 function errorSummary(stderr: string): string {
