@@ -23,7 +23,7 @@ import { rollbackTo } from '../../procedures/snapshots/rollback-to.js';
 import { rollbackToAsLatest } from '../../procedures/snapshots/rollback-to-as-latest.js';
 import { removeOrphanFiles } from '../../procedures/files/remove-orphan-files.js';
 import { parseJson, type JsonObject, type JsonValue } from '../../src/paimon/spec/json.js';
-import { java, sharedDirectory } from './peers.js';
+import { canonicalSort, java, pypaimon21, sharedDirectory, type Row } from './peers.js';
 import {
   PAIMON_VERSIONS,
   ageTree,
@@ -67,7 +67,8 @@ function schemaFile(dir: string, name: string, options: Record<string, string>, 
  * a compaction, 3 more inserts, a compaction (14 snapshots). interop.c_<codec>: four inserts each.
  * interop.orc (ORC manifests) and interop.lz4 (Parquet manifests in Hadoop LZ4): two inserts each.
  * interop.adv: an append table with deletion vectors (4 inserts, then DvTool's delete).
- * interop.rt / de / pp / var: row tracking, data evolution, bucket -2, a VARIANT column (empty).
+ * interop.rt / de / pp: row tracking, data evolution, bucket -2 (3 inserts, tag2 on 2, 2 inserts);
+ * interop.var: a VARIANT column (empty).
  */
 async function history(v: PaimonVersion): Promise<string> {
   const dir = await sharedDirectory(`paimon20-${v}`, async (staging) => {
@@ -97,13 +98,14 @@ async function history(v: PaimonVersion): Promise<string> {
       ['create-table', wh, DB, 'adv', schemaFile(staging, 'adv', { 'manifest.format': 'parquet', 'bucket-key': 'id', 'deletion-vectors.enabled': 'true' }, [])],
       ['write-loop', wh, DB, 'adv', '4', '0', '0'],
     );
-    // Tables compact refuses (created only: the refusal comes before any snapshot is read).
+    // Tables compact refuses; the other procedures run on them (five commits and a tag each).
     steps.push(
       ['create-table', wh, DB, 'rt', schemaFile(staging, 'rt', { bucket: '-1', 'row-tracking.enabled': 'true' }, [])],
       ['create-table', wh, DB, 'de', schemaFile(staging, 'de', { bucket: '-1', 'row-tracking.enabled': 'true', 'data-evolution.enabled': 'true' }, [])],
       ['create-table', wh, DB, 'pp', schemaFile(staging, 'pp', { bucket: '-2' })],
       ['create-table', wh, DB, 'var', schemaFile(staging, 'var', { bucket: '-1' }, [], [{ name: 'j', type: 'VARIANT' }])],
     );
+    for (const t of KINDS) steps.push(['write-loop', wh, DB, t, '3', '0', '0'], ['create-tag', wh, DB, t, 'tag2', '2'], ['write-loop', wh, DB, t, '2', '0', '50']);
     await javaBatch(v, steps);
     // Deletes as Spark's DELETE does: deletion vectors, so a Parquet index manifest.
     await java(v === '1.4.2' ? '1.4' : '2.0').runMain('DvTool', ['delete', wh, DB, 'adv', 'id', '1,2'], { timeoutMs: 300_000 });
@@ -170,6 +172,9 @@ async function metadataCodec(path: string): Promise<string> {
     c.closeSync();
   }
 }
+
+/** The table kinds of Paimon 2.0 that compact refuses and every other procedure maintains. */
+const KINDS = ['rt', 'de', 'pp'] as const;
 
 const PARQUET_CODEC: Record<string, string> = { zstd: 'ZSTD', snappy: 'SNAPPY', gzip: 'GZIP', none: 'UNCOMPRESSED' };
 
@@ -299,6 +304,38 @@ for (const v of PAIMON_VERSIONS) {
       const metaOrData = (l: string[]): string[] => l.filter((f) => !f.startsWith('snapshot/') && !f.startsWith('tag/'));
       assert.deepEqual(metaOrData(checksums(t)), metaOrData(before));
       assert.equal(latestId(wh, 't'), 6);
+    });
+
+    test('on row-tracking, data-evolution and postpone-bucket tables expire_snapshots, rollback_to and remove_orphan_files leave the same files as Paimon Java; Java and pypaimon 2.1.0 read the same rows', async () => {
+      const { a, b } = await javaAndOurCopies(origin, `p20-kinds-${v}`, async (wh) => {
+        ageTree(wh);
+        for (const t of KINDS) plant(wh, `${DB}.db/${t}/manifest/manifest-planted-2`);
+      });
+      const ex = executorFor(b, PROCEDURES);
+      const olderThan = String(Date.now());
+      const cutoff = String(Date.now() - 86_400_000);
+      const javaSteps: string[][] = [];
+      for (const t of KINDS) {
+        // rollback to 4, then keep the last 2 snapshots (tag2 pins 2's files), then remove orphans
+        firstRow(await callNamed(ex, 'rollback_to', { table: `${DB}.${t}`, snapshot_id: 4 }));
+        const expired = firstRow(await callNamed(ex, 'expire_snapshots', { table: `${DB}.${t}`, retain_max: 2, retain_min: 1, older_than: olderThan }));
+        assert.ok(Number(expired.deleted_snapshots_count) >= 1, `${t}: expired ${String(expired.deleted_snapshots_count)}`);
+        const orphans = firstRow(await callNamed(ex, 'remove_orphan_files', { table: `${DB}.${t}` }));
+        assert.ok(Number(orphans.deletedFileCount) >= 1, `${t}: deleted ${String(orphans.deletedFileCount)}`);
+        javaSteps.push(['rollback', a, DB, t, '4'], ['expire', a, DB, t, '1', '2', olderThan, '2147483647'], ['orphan-clean', a, DB, t, cutoff, 'false']);
+      }
+      const rows = await javaRun(v, [...javaSteps, ...KINDS.flatMap((t) => [...view(a, t), ...view(b, t)])]);
+      for (const [i, t] of KINDS.entries()) {
+        assert.deepEqual(listTree(tableDir(b, t)), listTree(tableDir(a, t)), `${t}: same files on disk as Paimon Java`);
+        assert.deepEqual(rows[2 * i + 1], rows[2 * i], `${t}: Java reads the same rows`);
+        // bucket -2 rows stay invisible until an engine's compaction assigns them buckets
+        if (t !== 'pp') assert.ok(rows[2 * i].length > 0, `${t}: Java reads rows`);
+      }
+      // pypaimon 2.1.0 reads the row-tracking and data-evolution tables as Java does (it has no reader of bucket -2 files)
+      for (const [i, t] of KINDS.entries()) {
+        if (t === 'pp') continue;
+        assert.deepEqual(await pypaimon21.read(b, DB, t), canonicalSort(rows[2 * i].map((l) => JSON.parse(l) as Row)), `pypaimon 2.1.0 reads ${t}`);
+      }
     });
 
     test('compact refuses row-tracking, data-evolution, postpone-bucket and VARIANT tables, naming the engine procedure to run instead', async () => {

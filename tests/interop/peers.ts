@@ -1,10 +1,10 @@
 /**
  * Real Paimon peers for interop tests: Paimon Java (1.4.2 and 2.0.0, through
- * tests/interop/java/PaimonTool.java) and pypaimon 2.0.0 (tests/interop/python/paimon_peer.py),
+ * tests/interop/java/PaimonTool.java) and pypaimon 2.0.0 and 2.1.0 (tests/interop/python/paimon_peer.py),
  * each run as a child process with a timeout; their JSON output is parsed BigInt-safely.
  *
  * Setup: tests/setup/paimon-java.sh and tests/setup/pypaimon.sh install the peers (Maven, PyPI) and
- * export PAIMON_JAVA_CP_1_4 / PAIMON_JAVA_CP_2_0 / JAVA_OPENS / PYPAIMON_PYTHON. When a test file is
+ * export PAIMON_JAVA_CP_1_4 / PAIMON_JAVA_CP_2_0 / JAVA_OPENS / PYPAIMON_PYTHON / PYPAIMON21_PYTHON. When a test file is
  * run on its own (node --import tsx --test tests/interop/x.test.ts) after one install, the same paths
  * are derived from the repository layout. A missing peer is an error (PeerError), never a skip.
  *
@@ -1045,23 +1045,29 @@ export interface PyDumpSnapshots {
   consumers: Record<string, { nextSnapshot: number | bigint }>;
 }
 
+/** The pinned pypaimon versions, each in its own venv (tests/setup/pypaimon.sh). */
+export type PyPaimonVersion = '2.0.0' | '2.1.0';
+
 export class PyPaimon {
   readonly python: string;
   readonly script: string;
 
-  constructor(private readonly catalogOptions?: Record<string, string>) {
-    this.python = envOr('PYPAIMON_PYTHON', join(HERE, '.venv', 'bin', 'python'));
+  constructor(
+    readonly version: PyPaimonVersion = '2.0.0',
+    private readonly catalogOptions?: Record<string, string>,
+  ) {
+    this.python = version === '2.0.0' ? envOr('PYPAIMON_PYTHON', join(HERE, '.venv', 'bin', 'python')) : envOr('PYPAIMON21_PYTHON', join(HERE, '.venv-2.1', 'bin', 'python'));
     this.script = envOr('PYPAIMON_SCRIPT', join(PY_DIR, 'paimon_peer.py'));
   }
 
   /** The same peer with extra catalog options (s3.endpoint, s3.access-key, ...) on every call. */
   withCatalogOptions(catalogOptions: Record<string, string>): PyPaimon {
-    return new PyPaimon(catalogOptions);
+    return new PyPaimon(this.version, catalogOptions);
   }
 
   async run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
     if (!existsSync(this.python)) {
-      throw new PeerError(`pypaimon peer is not installed (${this.python} missing): run pypaimon_install from tests/setup/pypaimon.sh`, null, '', '');
+      throw new PeerError(`pypaimon ${this.version} peer is not installed (${this.python} missing): run pypaimon_install from tests/setup/pypaimon.sh`, null, '', '');
     }
     const env = { ...(this.catalogOptions ? { PAIMON_CATALOG_OPTIONS: JSON.stringify(this.catalogOptions) } : {}), ...opts.env };
     return runProcess(this.python, [this.script, ...args], `pypaimon ${args.join(' ')}`, { ...opts, env });
@@ -1107,7 +1113,8 @@ export class PyPaimon {
   }
 }
 
-export const pypaimon = new PyPaimon();
+export const pypaimon = new PyPaimon('2.0.0');
+export const pypaimon21 = new PyPaimon('2.1.0');
 
 // ------------------------------------------------------------------------------------------------
 // S3-compatible store
