@@ -60,7 +60,12 @@ trap 'exit 143' TERM
 
 # Seconds per step, printed before the tests so the summary stays last.
 TIMES=()
+# Installs run one run at a time on this checkout (two runs would build the same venvs and jars).
+mkdir -p "$ROOT/.tmp"
+exec 9>"$ROOT/.tmp/peers-install.lock"
+flock 9
 for p in "${PEERS[@]}"; do t=$SECONDS; "${p}_install"; TIMES+=("${p}_install $((SECONDS - t))s"); done
+exec 9>&-
 for p in "${PEERS[@]}"; do t=$SECONDS; "${p}_start"; TIMES+=("${p}_start $((SECONDS - t))s"); done
 echo "tests/run.sh: ${TIMES[*]}"
 echo "tests/run.sh: ${#FILES[@]} test files, concurrency ${TEST_CONCURRENCY:-2}, timeout ${TEST_TIMEOUT_MS:-1800000} ms"
