@@ -3,10 +3,11 @@
  * library catalog (src/paimon/catalog/catalog.ts) under its configured name, the port through
  * which procedures and the standalone responder reach databases and tables.
  */
-import type { CatalogConfig, ProxyConfig } from './config-schema.js';
+import { catalogProperty, type CatalogConfig, type ProxyConfig } from './config-schema.js';
 import type { FileIO } from './paimon/fs/file-io.js';
 import { createFileIO } from './paimon/fs/file-io-factory.js';
 import { FileSystemCatalog } from './paimon/catalog/filesystem-catalog.js';
+import { RestCatalog } from './paimon/catalog/rest-catalog.js';
 import type { CatalogProvider, ProcedureCatalog } from '../procedures/framework/catalog.js';
 import { isAbsolute, resolve } from 'node:path';
 import { schemeOf, stripTrailingSlash } from './paimon/fs/path.js';
@@ -46,15 +47,35 @@ export function normalizeWarehouse(warehouse: string): string {
 }
 
 export function buildCatalog(cfg: CatalogConfig): ProcedureCatalog {
+  if (cfg.type === 'rest') return buildRestCatalog(cfg);
   const warehouse = normalizeWarehouse(cfg.warehouse);
   if (cfg.type !== 'filesystem') {
-    throw new Error(`catalog '${cfg.name}': type '${cfg.type}' is not supported yet (only filesystem)`);
+    throw new Error(`catalog '${cfg.name}': type '${cfg.type}' is not supported yet (filesystem and rest are)`);
   }
   try {
     // Local paths and file: use node:fs; s3://, s3a://, oss:// use the S3 client with the catalog's properties.
     return new FileSystemCatalog(warehouse, createFileIO(warehouse, cfg.properties), cfg.name);
   } catch (e) {
     // The message of createFileIO never contains property values (credentials).
+    throw new Error(`catalog '${cfg.name}': ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * A REST catalog (src/paimon/catalog/rest-catalog.ts). The schema has checked uri, token.provider
+ * and token; the server is first asked at the first use, so a catalog server that is down does
+ * not keep the proxy from starting. Its other properties (storage options, header.*) go along.
+ */
+function buildRestCatalog(cfg: CatalogConfig): ProcedureCatalog {
+  const token = catalogProperty(cfg, 'token');
+  if (cfg.uri === undefined || token === undefined || catalogProperty(cfg, 'token.provider') !== 'bear') {
+    throw new Error(`catalog '${cfg.name}': a REST catalog needs uri, token.provider: bear and token`);
+  }
+  const properties = Object.fromEntries(Object.entries(cfg.properties).filter(([k]) => k !== 'token' && k !== 'token.provider'));
+  try {
+    return new RestCatalog(cfg.name, { uri: cfg.uri, warehouse: cfg.warehouse, tokenProvider: 'bear', token, properties });
+  } catch (e) {
+    // RestCatalog's messages name the uri's problem, never the token.
     throw new Error(`catalog '${cfg.name}': ${e instanceof Error ? e.message : String(e)}`);
   }
 }

@@ -114,7 +114,7 @@ async function createDemoIfEmpty(config: ProxyConfig): Promise<void> {
 /**
  * `listen.workers` > 1: this process only supervises; each worker runs a whole proxy on the
  * shared listen socket (node:cluster hands connections out round-robin). A worker that dies is
- * replaced; SIGINT/SIGTERM stop them all.
+ * replaced; SIGINT/SIGTERM stop them all; SIGHUP is passed on to each (audit file reopen).
  */
 function superviseWorkers(count: number): void {
   let stopping = false;
@@ -138,6 +138,12 @@ function superviseWorkers(count: number): void {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // logrotate's `postrotate kill -HUP <pid>` signals the process it knows, this one: every worker
+  // has the audit file open and reopens it on its own SIGHUP (ops-runtime). Handling it here
+  // also keeps the supervisor from exiting, Node's default on SIGHUP.
+  process.on('SIGHUP', () => {
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP');
+  });
 }
 
 async function call(argv: string[]): Promise<void> {

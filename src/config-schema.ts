@@ -17,12 +17,12 @@ export const mysqlTargetSchema = z.strictObject({
   database: z.string().min(1),
 });
 
-export const catalogSchema = z.strictObject({
+const catalogShape = z.strictObject({
   /** Name used in `CALL <name>.sys.<procedure>(...)`; also the Doris catalog name. */
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a catalog name is letters, digits and _'),
   /** Paimon metastore kind. */
   type: z.enum(['filesystem', 'hive', 'rest']).default('filesystem'),
-  /** Warehouse root: a local directory, file:///..., s3://bucket/path, s3a://..., oss://... */
+  /** Warehouse root: a local directory, file:///..., s3://bucket/path, s3a://..., oss://...; for type rest the warehouse's name on the server. */
   warehouse: z.string().min(1),
   /** Hive metastore thrift URI (type hive) or REST catalog URI (type rest). */
   uri: z.string().optional(),
@@ -32,7 +32,51 @@ export const catalogSchema = z.strictObject({
    * secret are masked wherever they are shown.
    */
   properties: z.record(z.string(), z.string()).default({}),
+  /** REST catalog: how it authenticates; only `bear` (a static bearer token). Also accepted in `properties`. */
+  'token.provider': z.string().optional(),
+  /** REST catalog: the bearer token (a secret: masked wherever shown). Also accepted in `properties`. */
+  token: z.string().optional(),
 });
+
+export const catalogSchema = catalogShape.superRefine((c, ctx) => {
+  for (const issue of catalogTypeIssues(c)) ctx.addIssue({ code: 'custom', path: [issue.key], message: issue.message });
+});
+
+/** A catalog property given either as a key of its own or in `properties` (as Doris's CREATE CATALOG spells them). */
+export function catalogProperty(c: { properties: Record<string, string>; 'token.provider'?: string; token?: string }, key: 'token.provider' | 'token'): string | undefined {
+  return c[key] ?? c.properties[key];
+}
+
+/**
+ * What a catalog of its type needs beyond the shape: a REST catalog an http(s) `uri`, a
+ * `warehouse` name, `token.provider: bear` and a `token`. Messages never contain the token.
+ */
+function catalogTypeIssues(c: z.infer<typeof catalogShape>): { key: string; message: string }[] {
+  const issues: { key: string; message: string }[] = [];
+  for (const key of ['token.provider', 'token'] as const) {
+    const own = c[key];
+    const prop = c.properties[key];
+    if (own !== undefined && prop !== undefined && own !== prop) issues.push({ key, message: `${key} is given both as a key and in properties, with different values; give it once` });
+  }
+  const provider = catalogProperty(c, 'token.provider');
+  const token = catalogProperty(c, 'token');
+  if (c.type !== 'rest') {
+    if (provider !== undefined || token !== undefined) issues.push({ key: 'token', message: `token and token.provider are REST catalog options; this catalog has type ${c.type}` });
+    return issues;
+  }
+  if (c.uri === undefined) issues.push({ key: 'uri', message: 'a REST catalog needs uri: the REST server URL (http://host:port or https://...)' });
+  else if (!/^https?:\/\/[^/\s]+/i.test(c.uri)) issues.push({ key: 'uri', message: `uri must be an http:// or https:// URL of the REST server, got '${c.uri.replace(/\/\/[^@/]*@/, '//****@')}'` });
+  else if (/^https?:\/\/[^/]*@/i.test(c.uri)) issues.push({ key: 'uri', message: 'uri must not carry credentials; give the token as token' });
+  if (provider === undefined) issues.push({ key: 'token.provider', message: "a REST catalog needs token.provider: bear (a bearer token given as token)" });
+  else if (provider !== 'bear') {
+    issues.push({
+      key: 'token.provider',
+      message: provider === 'dlf' ? "token.provider 'dlf' (Aliyun DLF request signing) is not supported yet; use 'bear'" : `token.provider must be 'bear' (the only provider supported), got '${provider}'`,
+    });
+  }
+  if (provider === 'bear' && (token === undefined || token === '')) issues.push({ key: 'token', message: 'token.provider bear needs token: the bearer token' });
+  return issues;
+}
 
 export const userSchema = z.strictObject({
   name: z.string().min(1),
@@ -65,6 +109,12 @@ export const configSchema = z.strictObject({
        * is a fixed 128 KiB (src/session/session.ts).
        */
       max_allowed_packet: z.number().int().min(1024).max(1 << 30).default(64 << 20),
+      /**
+       * Seconds a client has to finish the connection phase (handshake, TLS, authentication),
+       * as MySQL's and MariaDB's connect_timeout (default 10): then the connection is closed
+       * without a packet, as MariaDB does, and its FE connection with it.
+       */
+      connect_timeout: z.number().positive().max(31_536_000).default(10),
       /** Offer the compressed protocol (CLIENT_COMPRESS, zlib) to clients. */
       compression: z.boolean().default(true),
     })

@@ -112,6 +112,7 @@ export class ProxyServer {
         registry: this.registry,
         serverVersion: STANDALONE_SERVER_VERSION,
         maxAllowedPacket: config.listen.max_allowed_packet,
+        connectTimeoutMs: Math.round(config.listen.connect_timeout * 1000),
         compression: config.listen.compression,
         upstreamCompression: config.upstream?.compression ?? true,
         nextConnectionId: () => {

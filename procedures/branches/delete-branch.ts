@@ -11,19 +11,9 @@
  */
 import { isMainBranch } from '../../src/paimon/table/branch.js';
 import { ProcedureError, toProcedureError } from '../framework/errors.js';
+import { nameList } from '../framework/name-list.js';
 import { defineProcedure } from '../framework/registry.js';
 import { checkNotConfiguredBranch, checkPin, DRY_RUN_COLUMN, DRY_RUN_PARAM, pinnedLatest, readPin, RESULT_COLUMN, TABLE_PARAM } from './branch-guard.js';
-
-/** The names of a comma list, trimmed, without empty entries or repeats. */
-export function branchList(text: string): string[] {
-  const out: string[] = [];
-  for (const part of text.split(',')) {
-    const b = part.trim();
-    if (b !== '' && !out.includes(b)) out.push(b);
-  }
-  if (out.length === 0) throw new ProcedureError('INVALID_ARGUMENT', `No branch name in '${text}'.`);
-  return out;
-}
 
 export const deleteBranch = defineProcedure({
   name: 'delete_branch',
@@ -45,7 +35,7 @@ export const deleteBranch = defineProcedure({
   async run(args, ctx) {
     const t = await ctx.resolveTable(args.table);
     const bm = t.branchManager();
-    const names = branchList(args.branch);
+    const names = nameList(args.branch, 'branch');
     for (const b of names) {
       if (isMainBranch(b)) throw new ProcedureError('INVALID_ARGUMENT', `Cannot delete the main branch of ${t.identifier}.`);
       if (b === t.branch) {

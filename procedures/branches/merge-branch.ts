@@ -66,7 +66,7 @@ export const mergeBranch = defineProcedure({
     if (plan.files.length > 0 && rowTrackingEnabled(plan.target.schema)) {
       throw new ProcedureError(
         'NOT_SUPPORTED',
-        `merge_branch into ${plan.target.identifier}: the table has row tracking, and the proxy's commit cannot assign new row ids to merged files yet. Run merge_branch from Spark or Flink with Paimon 2.0.`,
+        `merge_branch into ${plan.target.identifier}: the table has row tracking ('row-tracking.enabled'), whose merged files need fresh row ids, which this proxy's commit does not assign. Nothing was changed. Use Paimon's own merge_branch instead: CALL sys.merge_branch in Flink or Spark with Paimon 2.0, or Table.mergeBranch in Paimon Java 2.0.`,
       );
     }
     if (args.dry_run) return { rows: [row(null)], info: `would merge ${plan.files.length} files of branch ${sourceName} into ${targetName}` };

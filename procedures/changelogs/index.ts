@@ -5,5 +5,6 @@
  */
 import type { ParamSpec } from '../framework/signature.js';
 import type { ProcedureDefinition } from '../framework/registry.js';
+import { expireChangelogs } from './expire-changelogs.js';
 
-export const changelogProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [];
+export const changelogProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [expireChangelogs];

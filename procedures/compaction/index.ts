@@ -6,5 +6,6 @@
 import type { ParamSpec } from '../framework/signature.js';
 import type { ProcedureDefinition } from '../framework/registry.js';
 import { compact } from './compact.js';
+import { compactDatabase } from './compact-database.js';
 
-export const compactionProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [compact];
+export const compactionProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [compact, compactDatabase];

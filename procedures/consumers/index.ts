@@ -5,5 +5,7 @@
  */
 import type { ParamSpec } from '../framework/signature.js';
 import type { ProcedureDefinition } from '../framework/registry.js';
+import { resetConsumer } from './reset-consumer.js';
+import { clearConsumers } from './clear-consumers.js';
 
-export const consumerProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [];
+export const consumerProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [resetConsumer, clearConsumers];

@@ -7,7 +7,7 @@
  */
 import type { ProcedureLimits } from './limits.js';
 import type { Warning } from './reply.js';
-import type { ProcedureCatalog } from './catalog.js';
+import { tableScopedCatalog, type ProcedureCatalog } from './catalog.js';
 import { abortError } from './errors.js';
 import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
 import { parseTableIdentifier, resolveDatabase, resolveTable, type TableIdentifier } from './target.js';
@@ -55,6 +55,7 @@ export interface ProgressUpdate {
 
 export interface ProcedureContext {
   readonly procedure: string;
+  /** The catalog through tableScopedCatalog: tables change only inside their own directories. */
   readonly catalog: ProcedureCatalog;
   readonly caller: CallerInfo;
   readonly signal: AbortSignal;
@@ -107,7 +108,9 @@ export interface CreateContextOptions {
 
 export function createContext(opts: CreateContextOptions): { context: ProcedureContext; state: ContextState } {
   const state: ContextState = { committed: false, warnings: [], affected: [] };
-  const { catalog, caller, signal } = opts;
+  const { caller, signal } = opts;
+  // Every procedure reaches its tables through this view: nothing outside a table is changed.
+  const catalog = tableScopedCatalog(opts.catalog);
   const context: ProcedureContext = {
     procedure: opts.procedure,
     catalog,

@@ -8,6 +8,7 @@
  * itself answers most failures with 1105 / HY000, which is the fallback here too.
  */
 import { PaimonError, type PaimonErrorCode } from '../../src/paimon/errors.js';
+import { isUnsafePathError } from '../../src/paimon/fs/table-scoped-file-io.js';
 
 export interface ErrorCodeInfo {
   errno: number;
@@ -124,6 +125,8 @@ const CODE_TABLE = {
   // --- storage and internal ------------------------------------------------------------------
   CORRUPT_METADATA: ['ER_UNKNOWN_ERROR', 'A metadata file (snapshot, manifest, schema) could not be decoded.',
     'The message names the file; inspect it and the process that wrote it.'],
+  UNSAFE_PATH: ['ER_UNKNOWN_ERROR', "A procedure was about to change or list a file outside its table's directories (the table root, its branches, its data-file.external-paths): a path with `..`, a key of another prefix, or a directory symlink in the table that leads outside. Nothing outside was touched.",
+    'Inspect the entry named in the message (relative to the table directory): remove the link or fix the metadata that names the path, or add the directory to data-file.external-paths if the table really owns it.'],
   STORAGE_ERROR: ['ER_UNKNOWN_ERROR', 'The object store or file system failed (network, permissions, throttling).',
     'Check the storage configuration and its availability, then retry.'],
   STANDALONE_UNSUPPORTED: ['ER_NOT_SUPPORTED_YET', 'No Doris FE is configured, so the proxy only answers Paimon procedure calls and a few session statements.',
@@ -209,6 +212,7 @@ export function toProcedureError(e: unknown, signal?: AbortSignal): ProcedureErr
     return abortError(signal, committed, e);
   }
   if (e instanceof ProcedureError) return e;
+  if (isUnsafePathError(e)) return new ProcedureError('UNSAFE_PATH', e.message, { cause: e });
   if (e instanceof PaimonError) {
     return new ProcedureError(PAIMON_ERROR_MAPPING[e.code] ?? 'INTERNAL_ERROR', e.message, { cause: e });
   }

@@ -5,6 +5,7 @@
  * (an earlier, interrupted run or a concurrent expirer removed it).
  */
 import type { FileIO } from '../../src/paimon/fs/file-io.js';
+import { TableScopedFileIO } from '../../src/paimon/fs/table-scoped-file-io.js';
 import type { DeletedFileKind, PlannedFile } from '../../src/paimon/maintenance/types.js';
 
 export class DeletionTally {
@@ -50,6 +51,9 @@ export interface DeleteOptions {
  * the crash-safe order holds). Unknown sizes are read with getStatus first.
  */
 export async function deleteFiles(fileIO: FileIO, files: readonly PlannedFile[], tally: DeletionTally, opts: DeleteOptions): Promise<void> {
+  // A planned path outside the table (a crafted `..` name or external path in a manifest) stops
+  // the phase before anything of it is deleted, dry run included, so the plan's report is the truth.
+  if (fileIO instanceof TableScopedFileIO) await fileIO.assertChangeable('delete', files.map((f) => f.path));
   await deleteFileStream(fileIO, files, files.length, tally, opts);
 }
 

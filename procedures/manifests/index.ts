@@ -5,5 +5,6 @@
  */
 import type { ParamSpec } from '../framework/signature.js';
 import type { ProcedureDefinition } from '../framework/registry.js';
+import { compactManifest } from './compact-manifest.js';
 
-export const manifestProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [];
+export const manifestProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [compactManifest];

@@ -5,5 +5,7 @@
  */
 import type { ParamSpec } from '../framework/signature.js';
 import type { ProcedureDefinition } from '../framework/registry.js';
+import { expirePartitions } from './expire-partitions.js';
+import { markPartitionDone } from './mark-partition-done.js';
 
-export const partitionProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [];
+export const partitionProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [expirePartitions, markPartitionDone];

@@ -5,5 +5,8 @@
  */
 import type { ParamSpec } from '../framework/signature.js';
 import type { ProcedureDefinition } from '../framework/registry.js';
+import { removeUnexistingFiles } from './remove-unexisting-files.js';
+import { repairEarliestSnapshot } from './repair-earliest-snapshot.js';
+import { purgeFiles } from './purge-files.js';
 
-export const repairProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [];
+export const repairProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [removeUnexistingFiles, repairEarliestSnapshot, purgeFiles];

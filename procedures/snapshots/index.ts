@@ -9,5 +9,6 @@ import { expireSnapshots } from './expire-snapshots.js';
 import { rollback, rollbackTo } from './rollback-to.js';
 import { rollbackToTimestamp } from './rollback-to-timestamp.js';
 import { rollbackToAsLatest } from './rollback-to-as-latest.js';
+import { rollbackToWatermark } from './rollback-to-watermark.js';
 
-export const snapshotProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [expireSnapshots, rollbackTo, rollback, rollbackToTimestamp, rollbackToAsLatest];
+export const snapshotProcedures: readonly ProcedureDefinition<readonly ParamSpec[]>[] = [expireSnapshots, rollbackTo, rollback, rollbackToTimestamp, rollbackToWatermark, rollbackToAsLatest];

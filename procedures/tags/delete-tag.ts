@@ -15,7 +15,8 @@
 import { PaimonError } from '../../src/paimon/errors.js';
 import { defineProcedure } from '../framework/registry.js';
 import { runTagDeletions, totalTally } from './tag-cleanup.js';
-import { tagNameList } from './tag-args.js';
+import { validateTagName } from '../../src/paimon/table/tag-manager.js';
+import { nameList } from '../framework/name-list.js';
 
 export const deleteTag = defineProcedure({
   name: 'delete_tag',
@@ -43,7 +44,8 @@ export const deleteTag = defineProcedure({
   destructive: true,
   run: async (args, ctx) => {
     const t = await ctx.resolveTable(args.table);
-    const names = tagNameList(args.tag);
+    const names = nameList(args.tag, 'tag');
+    for (const n of names) validateTagName(n);
     const present = new Set<string>();
     for (const n of names) if (await t.tagManager().tagExists(n)) present.add(n);
     const missing = names.filter((n) => !present.has(n));

@@ -6,6 +6,10 @@
  *
  * Pinned: the tag must still point where it did when the call read it, right before the
  * overwrite; otherwise CONCURRENT_MODIFICATION. `dry_run => true` only reports.
+ *
+ * `create_if_missing => true` (ours; what `ALTER TABLE ... CREATE OR REPLACE TAG` runs as one
+ * call, so the statement is one audited, counted call): a missing tag is created instead, with
+ * create_tag's create-if-absent; should another session create it first, that tag is replaced.
  */
 import { ProcedureError } from '../framework/errors.js';
 import { defineProcedure } from '../framework/registry.js';
@@ -23,6 +27,7 @@ export const replaceTag = defineProcedure({
     { name: 'tag', type: 'string', required: true, description: 'The existing tag.' },
     { name: 'snapshot_id', aliases: ['snapshot'], type: 'bigint', description: 'Snapshot the tag should point at (default: the latest).' },
     { name: 'time_retained', type: 'string', description: "New retention, e.g. '1 d' (default: none)." },
+    { name: 'create_if_missing', type: 'boolean', default: false, description: 'Create the tag when it does not exist instead of failing with TAG_NOT_FOUND (CREATE OR REPLACE TAG).' },
     { name: 'dry_run', type: 'boolean', default: false, description: 'Only report what would change.' },
   ],
   resultColumns: [
@@ -34,6 +39,7 @@ export const replaceTag = defineProcedure({
     { name: 'time_retained_ms', type: 'bigint', description: 'Its retention now, in milliseconds (null: none).' },
     { name: 'pinned_snapshot_id', type: 'bigint', description: 'Latest snapshot id when the call ran.' },
     { name: 'dry_run', type: 'boolean', description: 'Whether this was a dry run.' },
+    { name: 'created', type: 'boolean', description: 'True when the tag did not exist and was created (create_if_missing).' },
   ],
   privilege: { privilege: 'ALTER', on: 'table' },
   destructive: true,
@@ -42,37 +48,50 @@ export const replaceTag = defineProcedure({
     const tags = t.tagManager();
     const retained = timeRetainedMillis(args.time_retained);
     const id = snapshotIdArg(args.snapshot_id);
-    const before = await tags.getOrThrow(args.tag);
+    let before = await tags.get(args.tag);
+    if (before === null && !args.create_if_missing) before = await tags.getOrThrow(args.tag); // TAG_NOT_FOUND
+    const verb = before === null ? 'create' : 'replace';
     const latestId = await t.snapshotManager().latestSnapshotId();
-    const snapshot = id === null ? await latestSnapshotForTag(t, 'replace') : await findSnapshotForTag(t, id, 'replace');
+    const snapshot = id === null ? await latestSnapshotForTag(t, verb) : await findSnapshotForTag(t, id, verb);
     await validateNoAutoTag(t, args.tag, snapshot);
     ctx.throwIfAborted();
+    const now = new Date(ctx.clock.now());
+    let created = before === null;
     if (!args.dry_run) {
-      const now = await tags.get(args.tag);
-      if (now === null || now.id !== before.id) {
-        throw new ProcedureError(
-          'CONCURRENT_MODIFICATION',
-          `replace_tag on ${t.identifier}: tag '${args.tag}' ${now === null ? 'was deleted' : `moved from snapshot ${before.id} to ${now.id}`} meanwhile. Nothing was changed.`,
-        );
+      if (before === null) {
+        created = await tags.createTag(snapshot, args.tag, { timeRetainedMs: retained, ignoreIfExists: true, now });
+        // Created by another session since we looked: replace that one, as the caller asked.
+        if (!created) before = await tags.getOrThrow(args.tag);
       }
-      await tags.replaceTag(snapshot, args.tag, { timeRetainedMs: retained, now: new Date(ctx.clock.now()) });
+      if (before !== null) {
+        const current = await tags.get(args.tag);
+        if (current === null || current.id !== before.id) {
+          throw new ProcedureError(
+            'CONCURRENT_MODIFICATION',
+            `replace_tag on ${t.identifier}: tag '${args.tag}' ${current === null ? 'was deleted' : `moved from snapshot ${before.id} to ${current.id}`} meanwhile. Nothing was changed.`,
+          );
+        }
+        await tags.replaceTag(snapshot, args.tag, { timeRetainedMs: retained, now });
+      }
       ctx.markCommitted();
       ctx.reportAffected(t.identifier);
     }
+    const verbDone = created ? (args.dry_run ? 'would create' : 'created') : args.dry_run ? 'would move' : 'moved';
     return {
       rows: [
         {
           result: true,
           tag: args.tag,
-          previous_snapshot_id: before.id,
-          previous_time_retained_ms: before.tagTimeRetained ? durationToMillis(before.tagTimeRetained) : null,
+          previous_snapshot_id: before?.id ?? null,
+          previous_time_retained_ms: before?.tagTimeRetained ? durationToMillis(before.tagTimeRetained) : null,
           snapshot_id: snapshot.id,
           time_retained_ms: retained ?? null,
           pinned_snapshot_id: latestId,
           dry_run: args.dry_run,
+          created,
         },
       ],
-      info: `${args.dry_run ? 'would move' : 'moved'} tag '${args.tag}' from snapshot ${before.id} to ${snapshot.id}`,
+      info: created ? `${verbDone} tag '${args.tag}' on snapshot ${snapshot.id}` : `${verbDone} tag '${args.tag}' from snapshot ${before?.id} to ${snapshot.id}`,
     };
   },
 });

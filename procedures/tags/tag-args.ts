@@ -22,9 +22,16 @@ export function tagNameList(text: string): string[] {
   return [...new Set(names)];
 }
 
-/** A BIGINT snapshot id argument as a number (snapshot ids stay far below 2^53). */
+/**
+ * A BIGINT snapshot id argument as a number. Snapshot ids count commits and stay far below
+ * 2^53, so a larger id names no snapshot: it is answered as such, with the digits as written
+ * (bigint to text, never through a double, which would round 2^63-1 to ...776000).
+ */
 export function snapshotIdArg(v: bigint | null): number | null {
   if (v === null) return null;
   if (v < 1n) throw new PaimonError('INVALID_ARGUMENT', `snapshot id must be positive, got ${v}`);
+  if (v > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new PaimonError('SNAPSHOT_NOT_FOUND', `snapshot ${v} does not exist (snapshot ids are at most ${Number.MAX_SAFE_INTEGER})`);
+  }
   return Number(v);
 }

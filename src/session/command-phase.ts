@@ -59,6 +59,11 @@ import { comQueryPacket, UpstreamQueryCollector, type UpstreamQueryResult } from
 
 /** Pause a pipelining client once this much unprocessed input is waiting. */
 const CLIENT_QUEUE_HIGH_WATER = 1 << 20;
+/**
+ * Commands answered synchronously (without a turn of the event loop) per pump before yielding
+ * with setImmediate, so that a client pipelining thousands of them cannot hold the loop.
+ */
+const SYNC_COMMANDS_PER_TURN = 16;
 
 /** A router may also decide COM_INIT_DB (src/router/router.ts does: `catalog.db`, standalone USE). */
 interface InitDbRouter extends StatementRouter {
@@ -171,8 +176,13 @@ export class CommandPhase {
   pump(): void {
     const s = this.s;
     let backlogged = false;
+    let handled = 0;
     try {
       while (s.phase === 'command' && !this.busy && !(backlogged = s.clientBacklogged(this.resume))) {
+        if (handled++ === SYNC_COMMANDS_PER_TURN) {
+          this.pumpLater();
+          break;
+        }
         const p = s.clientReader.next();
         if (!p) break;
         if (p.payload.length === 0) {
@@ -193,6 +203,17 @@ export class CommandPhase {
   }
 
   private readonly resume = (): void => this.pump();
+  private pumpScheduled = false;
+
+  /** Continue with the queued commands in a later turn of the event loop, after other connections' I/O. */
+  private pumpLater(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
 
   // ---- relayed commands ----------------------------------------------------------------------
 
@@ -335,7 +356,10 @@ export class CommandPhase {
         if (this.localRunning === ac) this.localRunning = null;
         if (s.phase !== 'command') return;
         s.writeClient(encodeLocalReplies(replies, { capabilities: s.capabilities, statusFlags: s.statusFlags, binary }, firstSeq));
-        this.pump();
+        // A reply that was ready at once (SHOW PROCEDURES) resolves in a microtask: going on with
+        // the next queued command here would answer a whole pipeline before any other
+        // connection is read. The next command waits for a turn of the event loop instead.
+        this.pumpLater();
       })
       .catch((e: unknown) => s.protocolFailure(e, 'local reply'));
   }

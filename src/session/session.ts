@@ -49,8 +49,8 @@ const MAX_HANDSHAKE_PAYLOAD = 128 << 10;
  * reading its commands (a client that pipelines without reading); reading resumes on 'drain'.
  */
 const CLIENT_WRITE_HIGH_WATER = 1 << 20;
-/** Like MySQL's connect_timeout, but generous: the FE's own auth (LDAP) may be slow. */
-const HANDSHAKE_TIMEOUT_MS = 30_000;
+/** MySQL's and MariaDB's default connect_timeout (SessionDeps.connectTimeoutMs). */
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** Upstream read buffer: small while responses are small, grown when a read fills it. */
 const UPSTREAM_READ_MIN = 4096;
 const UPSTREAM_READ_MAX = 65536;
@@ -103,6 +103,11 @@ export interface SessionDeps {
    * larger one gets ER_NET_PACKET_TOO_LARGE and the connection is closed, as MySQL does.
    */
   maxAllowedPacket: number;
+  /**
+   * Time a client has to finish the connection phase (listen.connect_timeout); then the
+   * connection is closed without a packet (MariaDB resets it silently too). Default 10 s.
+   */
+  connectTimeoutMs?: number;
   /**
    * Offer the compressed protocol (CLIENT_COMPRESS, zlib) to clients; default true. Each leg
    * is framed on its own: the FE leg is compressed too when the client asked and the FE
@@ -202,7 +207,7 @@ export class Session implements SessionView {
         this.log.info({ client: this.clientAddress }, 'connection phase timed out');
         this.close('handshake timeout');
       }
-    }, HANDSHAKE_TIMEOUT_MS);
+    }, this.deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
     this.handshakeTimer.unref();
     this.connection.start();
   }

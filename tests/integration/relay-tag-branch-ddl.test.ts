@@ -96,10 +96,9 @@ describe('relay: ALTER TABLE tag/branch DDL', () => {
         ['create_tag', { table: T, tag: 't1', snapshot_id: 3n, time_retained: '2 d' }],
         ['create_tag', { table: T, tag: 't1', snapshot_id: null, time_retained: null }],
         ['create_tag', { table: T, tag: 't1', snapshot_id: null, time_retained: '90 min' }],
-        ['replace_tag', { table: T, tag: 't1', snapshot_id: 4n, time_retained: null }],
-        ['replace_tag', { table: T, tag: 't2', snapshot_id: null, time_retained: '1 h' }],
-        ['create_tag', { table: T, tag: 't2', snapshot_id: null, time_retained: '1 h' }],
-        ['replace_tag', { table: T, tag: 'nope', snapshot_id: null, time_retained: null }],
+        ['replace_tag', { table: T, tag: 't1', snapshot_id: 4n, time_retained: null, create_if_missing: true }],
+        ['replace_tag', { table: T, tag: 't2', snapshot_id: null, time_retained: '1 h', create_if_missing: true }],
+        ['replace_tag', { table: T, tag: 'nope', snapshot_id: null, time_retained: null, create_if_missing: false }],
         ['delete_tag', { table: T, tag: 't2', if_exists: false }],
         ['delete_tag', { table: T, tag: 't2', if_exists: true }],
         ['delete_tag', { table: T, tag: 't2', if_exists: false }],
@@ -157,6 +156,9 @@ describe('relay: ALTER TABLE tag/branch DDL', () => {
     const exists = recs.find((r) => r.statement.startsWith('ALTER TABLE paimon.sales.orders CREATE TAG t1 /*'));
     assert.equal(exists?.errorCode, 'TAG_ALREADY_EXISTS');
     assert.ok(recs.some((r) => r.procedure === 'create_tag' && r.errorCode === 'PARSE_ERROR'), 'the syntax error is audited');
+    // CREATE OR REPLACE TAG of a missing tag: one statement, one record (it creates the tag).
+    const orReplace = recs.filter((r) => r.statement.startsWith('ALTER TABLE paimon.sales.orders CREATE OR REPLACE TAG t2 RETAIN 1 HOURS'));
+    assert.deepEqual(orReplace.map((r) => [r.procedure, r.outcome]), [['replace_tag', 'succeeded']]);
     const metrics = await (await fetch(`http://127.0.0.1:${ops.metricsPort}/metrics`)).text();
     assert.match(metrics, /paimon_proxy_calls_total\{[^}]*procedure="replace_tag"[^}]*\} [1-9]/);
     assert.match(metrics, /paimon_proxy_calls_total\{[^}]*procedure="delete_branch"[^}]*\} [1-9]/);

@@ -166,6 +166,14 @@ describe('standalone browsing of Paimon Java tables', () => {
       const [snaps] = await c.query('SELECT snapshot_id, commit_kind FROM history$snapshots WHERE snapshot_id >= 4 ORDER BY snapshot_id DESC LIMIT 1');
       assert.deepEqual(snaps, [{ snapshot_id: String(dumps.get('history')!.latestSnapshotId), commit_kind: 'APPEND' }]);
 
+      // $files over the wire: Paimon's column types (bucket INT, record_count BIGINT); a tag's state is older than the latest.
+      const [files, fields] = await c.query('SELECT bucket, record_count, file_format FROM history$files ORDER BY file_path');
+      assert.ok((files as unknown[]).length > 0);
+      assert.deepEqual((fields as { name: string; columnType: number }[]).map((f) => [f.name, f.columnType]), [['bucket', 3], ['record_count', 8], ['file_format', 253]]);
+      const [tagged] = await c.query("SELECT record_count FROM history$files FOR VERSION AS OF 't1'");
+      const count = (rows: unknown) => (rows as { record_count: string }[]).reduce((n, r) => n + Number(r.record_count), 0);
+      assert.ok(count(tagged) > 0 && count(tagged) < count(files), `t1 holds fewer rows (${count(tagged)}) than the latest (${count(files)})`);
+
       await assert.rejects(c.query('SELECT * FROM history'), (e: { errno?: number; message: string }) => e.errno === 1235 && /No Doris FE is configured/.test(e.message) && /history\$snapshots/.test(e.message));
       await assert.rejects(c.query('SELECT TABLE_NAME FROM information_schema.TABLES GROUP BY TABLE_NAME'), (e: { errno?: number; message: string }) => e.errno === 1235 && /GROUP BY is not supported/.test(e.message));
     } finally {

@@ -12,8 +12,9 @@
  *   be  empty (no snapshot)
  *   ff  from t3, s4 (i=40), s5 (i=41)         mg from t1, s2 (i=50)
  */
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { branchProcedures } from '../../procedures/branches/index.js';
 import type { CallOutcome } from '../../procedures/framework/executor.js';
 import { callNamed, executorFor, listTree } from './procedures-support.js';
@@ -135,4 +136,46 @@ export function assertCheckPassed(r: StepResult, wh: string, what: string): void
       existsSync(join(wh, TABLE_DIR, 'branch', `branch-${m[1]}`, 'tag', `tag-${m[2]}`));
     if (!tolerated) throw new Error(`${what}: Paimon cannot read ${key}: ${err}`);
   }
+}
+
+/** What one run of tests/reliability/crash-runner.ts reported. */
+export interface CrashRun {
+  killed: boolean;
+  mutations: number;
+  ok: boolean;
+  error: string | null;
+}
+
+/** CRASH_RUNNER: another runner of the same interface (to try a changed one). */
+const CRASH_RUNNER = process.env.BRANCHES_CRASH_RUNNER ?? resolve(import.meta.dirname, '..', 'reliability', 'crash-runner.ts');
+
+/** Runs `procedure` in a child process on `wh`, SIGKILLed right before its `killAt`-th mutating storage call. */
+export function runCrashing(wh: string, procedure: string, args: object, killAt?: number): Promise<CrashRun> {
+  return new Promise((done, fail) => {
+    const argv = ['--import', 'tsx', CRASH_RUNNER, wh, procedure, JSON.stringify(args), ...(killAt === undefined ? [] : [String(killAt)])];
+    execFile(process.execPath, argv, { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err && (err as { signal?: string }).signal === 'SIGKILL') return done({ killed: true, mutations: killAt ?? -1, ok: false, error: null });
+      try {
+        const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { mutations: number; ok: boolean; error: string | null };
+        done({ killed: false, ...r });
+      } catch {
+        fail(new Error(`runner failed: ${err?.message ?? ''} ${stderr.slice(-2000)}`));
+      }
+    });
+  });
+}
+
+/** Runs `f` over `items`, `n` at a time (child processes are mostly start-up time). */
+export async function pool<T, R>(items: readonly T[], n: number, f: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await f(items[i]!);
+      }
+    }),
+  );
+  return out;
 }

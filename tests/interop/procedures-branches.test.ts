@@ -308,3 +308,37 @@ describe('fast_forward while Paimon writes to main', () => {
     assertCheckPassed(res[1]!, wh, 'check after the race');
   });
 });
+
+describe('merge_branch on a row-tracking table (Paimon 2.0.0)', () => {
+  test("is NOT_SUPPORTED naming Paimon's own merge_branch, changes nothing; Paimon 2.0 merges the same table", async () => {
+    const dir = tempDir('branches-row-tracking-');
+    const wh = join(dir, 'wh');
+    const schema = join(dir, 'schema.json');
+    writeFileSync(schema, JSON.stringify({ fields: [{ name: 'id', type: 'INT' }, { name: 'v', type: 'STRING' }], options: { bucket: '-1', 'row-tracking.enabled': 'true' } }));
+    const build = await branchTool('2.0', [
+      ['create-table', wh, DB, TABLE, schema],
+      ['write-loop', wh, DB, t(), '1', '0', '0'],
+      ['create-tag', wh, DB, t(), 'r1', '1'],
+      ['create-branch', wh, DB, t(), 'rb', 'r1'],
+      ['write-loop', wh, DB, t('rb'), '1', '0', '90'],
+    ]);
+    for (const r of build) assert.ok(r.ok, r.error);
+    const before = metadataTree(wh);
+    for (const dry_run of [true, false]) {
+      const o = await ours(wh, 'merge_branch', { table: 'interop.t', source_branch: 'rb', dry_run });
+      assert.equal(o.ok, false);
+      if (!o.ok) {
+        assert.equal(o.error.code, 'NOT_SUPPORTED');
+        assert.match(o.error.message, /row-tracking\.enabled.*merge_branch in Flink or Spark.*Table\.mergeBranch in Paimon Java 2\.0/);
+      }
+    }
+    assert.deepEqual(metadataTree(wh), before, 'nothing was written');
+    // The alternative the message names works on this very table.
+    const theirs = await branchTool('2.0', [
+      ['merge-branch', wh, DB, t(), 'rb', 'main'],
+      ['read', wh, DB, TABLE],
+    ]);
+    assert.ok(theirs[0]!.ok, theirs[0]!.error);
+    assert.deepEqual(rowsOf(theirs[1]!, 'main after Paimon merged').map((r) => Number(r['id'])).sort((x, y) => x - y), [0, 90]);
+  });
+});

@@ -9,50 +9,9 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { copyWarehouse, listTree, tempDir } from '../interop/procedures-support.js';
-import { assertCheckPassed, branchHistory, branchTool, DB, TABLE, TABLE_DIR } from '../interop/branches-support.js';
-
-/** BRANCHES_CRASH_RUNNER: another runner of the same interface (to try a changed one). */
-const RUNNER = process.env.BRANCHES_CRASH_RUNNER ?? resolve(import.meta.dirname, 'crash-runner.ts');
-
-interface RunResult {
-  killed: boolean;
-  mutations: number;
-  ok: boolean;
-  error: string | null;
-}
-
-function runProcedure(wh: string, procedure: string, args: object, killAt?: number): Promise<RunResult> {
-  return new Promise((done, fail) => {
-    const argv = ['--import', 'tsx', RUNNER, wh, procedure, JSON.stringify(args), ...(killAt === undefined ? [] : [String(killAt)])];
-    execFile(process.execPath, argv, { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err && (err as { signal?: string }).signal === 'SIGKILL') return done({ killed: true, mutations: killAt ?? -1, ok: false, error: null });
-      try {
-        const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { mutations: number; ok: boolean; error: string | null };
-        done({ killed: false, ...r });
-      } catch {
-        fail(new Error(`runner failed: ${err?.message ?? ''} ${stderr.slice(-2000)}`));
-      }
-    });
-  });
-}
-
-/** Runs `f` over `items`, `n` at a time (child processes are mostly start-up time). */
-async function pool<T, R>(items: readonly T[], n: number, f: (x: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await f(items[i]!);
-      }
-    }),
-  );
-  return out;
-}
+import { assertCheckPassed, branchHistory, branchTool, DB, pool, runCrashing as runProcedure, TABLE, TABLE_DIR } from '../interop/branches-support.js';
 
 interface CrashCase {
   name: string;

@@ -21,6 +21,7 @@ import { rollback, rollbackTo } from '../../procedures/snapshots/rollback-to.js'
 import { rollbackToAsLatest } from '../../procedures/snapshots/rollback-to-as-latest.js';
 import { compact } from '../../procedures/compaction/compact.js';
 import { branchProcedures } from '../../procedures/branches/index.js';
+import { tagProcedures } from '../../procedures/tags/index.js';
 
 const MUTATING = new Set(['writeFile', 'tryCreateAtomic', 'writeStream', 'delete', 'deleteMany', 'deleteDirectory', 'rename', 'copyFile', 'mkdirs']);
 
@@ -43,7 +44,7 @@ const fileIO = new Proxy(base, {
 }) as FileIO;
 
 const executor = new ProcedureExecutor({
-  registry: new ProcedureRegistry([expireSnapshots, removeOrphanFiles, rollbackTo, rollback, rollbackToAsLatest, compact, ...branchProcedures]),
+  registry: new ProcedureRegistry([expireSnapshots, removeOrphanFiles, rollbackTo, rollback, rollbackToAsLatest, compact, ...branchProcedures, ...tagProcedures]),
   catalogs: new CatalogSet([new FileSystemProcedureCatalog('paimon', warehouse, fileIO)]),
   // one delete at a time, so that a kill point is one well-defined step
   limits: configSchema.parse({ procedures: { delete_concurrency: 1, compact_concurrency: 1 } }).procedures,

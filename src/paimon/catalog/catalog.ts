@@ -13,6 +13,9 @@ import type { Identifier } from './identifier.js';
 
 export type CatalogType = 'filesystem' | 'hive' | 'rest';
 
+/** What a rollback returns to (Paimon's `Instant`): a snapshot id or a tag. */
+export type RollbackInstant = { kind: 'snapshot'; snapshotId: number } | { kind: 'tag'; tagName: string };
+
 export interface Catalog {
   /** The configured name (`CALL <name>.sys...`); it names the catalog in messages. */
   readonly name: string;
@@ -36,4 +39,27 @@ export interface Catalog {
    * tables are UNSUPPORTED_TABLE; a missing database, table or branch has its own error code.
    */
   getTable(identifier: Identifier | string): Promise<FileStoreTable>;
+  /**
+   * Paimon's `Catalog.supportsVersionManagement`: true when the catalog owns the table's versions
+   * (REST). Snapshots are then committed through it (FileStoreCommit does so by itself), and a
+   * rollback, a branch created, dropped or fast-forwarded must call the catalog instead of changing
+   * files, or the catalog's view of the latest snapshot goes stale. Absent: false.
+   */
+  readonly supportsVersionManagement?: boolean;
+  /**
+   * `Catalog.rollbackTo` (catalogs with version management): the catalog rolls the table (or
+   * branch) back to the instant; with `fromSnapshot`, only while the latest snapshot is still that
+   * one (a pinned plan). The catalog removes the later snapshots itself.
+   */
+  rollbackTo?(identifier: Identifier, instant: RollbackInstant, fromSnapshot?: number | null): Promise<void>;
+  /**
+   * `Catalog.createBranch` / `dropBranch` / `fastForward` (catalogs with version management, as
+   * Paimon's CatalogBranchManager calls them): the catalog creates the branch (from the latest
+   * snapshot, or from a tag), drops it, or fast-forwards main to it, and keeps its own view of
+   * each branch's latest snapshot in step. Renaming and merging branches are refused there, as
+   * Paimon refuses them (`renameBranch` unsupported, "Branch merge is not supported via catalog").
+   */
+  createBranch?(database: string, table: string, branch: string, fromTag?: string | null): Promise<void>;
+  dropBranch?(database: string, table: string, branch: string): Promise<void>;
+  fastForward?(database: string, table: string, branch: string): Promise<void>;
 }

@@ -72,6 +72,17 @@ function isNotFound(e: unknown): boolean {
   return statusOf(e) === 404 || n === 'NoSuchKey' || n === 'NotFound';
 }
 
+const URL_RE = /\b([a-zA-Z][a-zA-Z0-9+.-]*):\/\/[^\s'"<>()]+/g;
+const LOCAL_PATH_RE = /(^|[\s'"(=])(\/[^\s'"():]+)/g;
+
+/** A storage message with `secrets` masked, endpoint URLs and local absolute paths replaced (S3FileIO.scrub). */
+export function scrubStorageMessage(message: string, secrets: readonly string[] = []): string {
+  let out = message;
+  for (const secret of secrets) out = out.split(secret).join('***');
+  out = out.replace(URL_RE, (url: string, scheme: string) => (isObjectStoreScheme(scheme.toLowerCase()) ? url.replace(/^([^:]+:\/\/)[^@/]*@/, '$1') : '<endpoint>'));
+  return out.replace(LOCAL_PATH_RE, (_m, lead: string, path: string) => `${lead}<local path>/${path.split('/').pop() ?? ''}`);
+}
+
 export class S3FileIO implements FileIO {
   readonly isObjectStore = true;
   private readonly client: S3Client;
@@ -106,7 +117,9 @@ export class S3FileIO implements FileIO {
   private loc(p: string): Location {
     const scheme = schemeOf(p);
     if (!isObjectStoreScheme(scheme)) {
-      throw new PaimonError('INVALID_ARGUMENT', `S3FileIO needs an s3://, s3a:// or oss:// path: ${p}`);
+      // A local path here is a server path: only its last component is named.
+      const shown = scheme === '' || scheme === 'file' ? `<local path>/${p.replace(/\/+$/, '').split('/').pop() ?? ''}` : `${scheme}://...`;
+      throw new PaimonError('INVALID_ARGUMENT', `S3FileIO needs an s3://, s3a:// or oss:// path, not ${shown}`);
     }
     const u = parseUri(p);
     return { scheme, bucket: u.authority, key: u.path.replace(/\/+$/, '') };
@@ -116,10 +129,13 @@ export class S3FileIO implements FileIO {
     return `${l.scheme}://${l.bucket}/${key}`;
   }
 
+  /**
+   * What of a store's or the SDK's own message may reach a client: configured secrets masked,
+   * URLs other than the object's own (the endpoint, which may carry `user:password@`) and
+   * absolute local paths (a credentials file the SDK tried) replaced by what they are.
+   */
   private scrub(s: string): string {
-    let out = s;
-    for (const secret of this.secrets) out = out.split(secret).join('***');
-    return out;
+    return scrubStorageMessage(s, this.secrets);
   }
 
   private wrap(e: unknown, op: string, p: string): PaimonError {

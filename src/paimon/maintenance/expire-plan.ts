@@ -125,20 +125,27 @@ async function tryReadManifestList(reader: MaintenanceReader, name: string): Pro
   }
 }
 
+/** Base then delta manifests: every data manifest of the snapshot. */
 async function readDataManifests(reader: MaintenanceReader, s: SnapshotLike): Promise<ManifestFileRef[]> {
   const base = await reader.readManifestList(s.baseManifestList);
   const delta = await reader.readManifestList(s.deltaManifestList);
   return [...base, ...delta];
 }
 
+/**
+ * The merged entries of a snapshot (FileDeletionBase.readMergedDataFiles): what snapshot
+ * expiry's tag skipper and tag deletion (tag-deletion.ts) both subtract.
+ */
+export async function mergedDataFiles(reader: MaintenanceReader, s: SnapshotLike): Promise<MaintenanceFileEntry[]> {
+  const merged = new Map<string, MaintenanceFileEntry>();
+  for (const m of await readDataManifests(reader, s)) mergeEntries(await reader.readManifest(m.fileName), merged);
+  return [...merged.values()];
+}
+
 /** Keys (partition, bucket, fileName) of every file live in a tag: createDataFileSkipperForTag. */
 async function tagDataFileKeys(reader: MaintenanceReader, tag: SnapshotLike): Promise<Set<string>> {
-  const merged = new Map<string, MaintenanceFileEntry>();
-  for (const m of await readDataManifests(reader, tag)) {
-    mergeEntries(await reader.readManifest(m.fileName), merged);
-  }
   const keys = new Set<string>();
-  for (const e of merged.values()) keys.add(bucketFileKey(e));
+  for (const e of await mergedDataFiles(reader, tag)) keys.add(bucketFileKey(e));
   return keys;
 }
 
@@ -165,8 +172,11 @@ async function deletedInDelta(
   return toDelete;
 }
 
-/** Manifest lists, manifests, index manifest + files and statistics a surviving snapshot uses. */
-async function manifestSkippingSet(reader: MaintenanceReader, s: SnapshotLike, into: Set<string>): Promise<void> {
+/**
+ * Manifest lists, manifests, index manifest + files and statistics a surviving snapshot uses
+ * (FileDeletionBase.manifestSkippingSet), for snapshot expiry and tag deletion alike.
+ */
+export async function manifestSkippingSet(reader: MaintenanceReader, s: SnapshotLike, into: Set<string>): Promise<void> {
   into.add(s.baseManifestList);
   into.add(s.deltaManifestList);
   for (const m of await readDataManifests(reader, s)) into.add(m.fileName);

@@ -122,16 +122,28 @@ export class ConsumerManager extends BranchScopedManager {
 
   /** `clearConsumers(including, excluding)`: whole-id regex matches, like Java's `matcher().matches()`. */
   async clearConsumers(including: RegExp, excluding?: RegExp): Promise<string[]> {
-    const full = (re: RegExp) => new RegExp(`^(?:${re.source})$`, re.flags.replace('g', ''));
-    const inc = full(including);
-    const exc = excluding ? full(excluding) : undefined;
     const deleted: string[] = [];
-    for (const id of await this.listAllIds()) {
-      if (inc.test(id) && !(exc && exc.test(id))) {
-        await this.fileIO.delete(this.consumerPath(id));
-        deleted.push(id);
-      }
+    for (const id of selectConsumerIds(await this.listAllIds(), including, excluding)) {
+      await this.fileIO.delete(this.consumerPath(id));
+      deleted.push(id);
     }
     return deleted;
   }
+}
+
+/** `re` matching whole strings only (Java's `Matcher.matches()`), without the stateful `g`/`y` flags. */
+export function fullMatch(re: RegExp): RegExp {
+  return new RegExp(`^(?:${re.source})$`, re.flags.replace(/[gy]/g, ''));
+}
+
+/**
+ * The ids ConsumerManager.clearConsumers deletes: those `including` matches as a whole and
+ * `excluding` (when given) does not, in the order given.
+ */
+export function selectConsumerIds(ids: Iterable<string>, including: RegExp, excluding?: RegExp): string[] {
+  const inc = fullMatch(including);
+  const exc = excluding ? fullMatch(excluding) : undefined;
+  const out: string[] = [];
+  for (const id of ids) if (inc.test(id) && !(exc && exc.test(id))) out.push(id);
+  return out;
 }

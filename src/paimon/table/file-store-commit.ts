@@ -53,6 +53,7 @@ import { DELETION_VECTORS_INDEX, IndexManifestFile, type BucketMode, type IndexM
 import { FileStoreScan } from './file-store-scan.js';
 import { FileStorePathFactory } from './file-store-path-factory.js';
 import type { PartitionField, PartitionPathOptions } from '../spec/partition-path.js';
+import { catalogSnapshotCommitOf, partitionStatistics, type SnapshotCommit } from '../catalog/snapshot-commit.js';
 
 export interface FileStoreCommitOptions {
   fileIO: FileIO;
@@ -77,6 +78,12 @@ export interface FileStoreCommitOptions {
   now?: () => number;
   /** Sleep between retries (tests). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * How the snapshot is published (Paimon's `SnapshotCommit`). Default: through the catalog that
+   * registered the table (a REST catalog, src/paimon/catalog/snapshot-commit.ts), else `snapshot-N`
+   * is created on storage as `RenamingSnapshotCommit` does.
+   */
+  snapshotCommit?: SnapshotCommit;
 }
 
 export interface CommitChanges {
@@ -454,6 +461,8 @@ export class FileStoreCommit {
    * are then removed).
    */
   private async publish(snapshot: Snapshot, written: readonly string[]): Promise<Snapshot | null> {
+    const catalogCommit = this.opts.snapshotCommit ?? catalogSnapshotCommitOf(this.opts.tablePath, this.branch);
+    if (catalogCommit !== null) return this.publishThroughCatalog(catalogCommit, snapshot, written);
     let created: boolean;
     try {
       created = await this.snapshotManager.commitSnapshot(snapshot);
@@ -477,6 +486,29 @@ export class FileStoreCommit {
         return existing;
       }
       if (existing !== null) await this.cleanUp(written); // someone else's snapshot: ours are unreferenced
+      return null;
+    }
+    return snapshot;
+  }
+
+  /**
+   * `CatalogSnapshotCommit`: hand the snapshot, the uuid of the snapshot it was built on
+   * (snapshot-(N-1), the latest this attempt read) and the per-partition statistics of its delta
+   * (`PartitionEntry.merge(deltaFiles)`) to the catalog, which writes the files. A "not committed"
+   * answer (the catalog's latest moved on) removes this attempt's files and lets the retry loop
+   * start again from the new latest. A failure is rethrown with the files kept, as Java keeps
+   * them: the outcome may be unknown, and orphan cleaning removes what stayed unreferenced.
+   */
+  private async publishThroughCatalog(commit: SnapshotCommit, snapshot: Snapshot, written: readonly string[]): Promise<Snapshot | null> {
+    const base = snapshot.id > FIRST_SNAPSHOT_ID ? await this.snapshotManager.tryGetSnapshot(snapshot.id - 1) : null;
+    const statistics = commit.wantsStatistics
+      ? partitionStatistics(await this.scan.readDeltaEntries(snapshot), this.opts.partitionFields, {
+          defaultName: this.option('partition.default-name'),
+          legacyName: this.option('partition.legacy-name') !== 'false',
+        })
+      : [];
+    if (!(await commit.commit(snapshot, this.branch, statistics, base?.uuid ?? null))) {
+      await this.cleanUp(written);
       return null;
     }
     return snapshot;
@@ -554,6 +586,65 @@ export class FileStoreCommit {
     if (changed.size === 0) return;
     const base = await this.scan.readLiveEntriesOfPartitions(latest, [...changed.values()]);
     checkEntryConflicts(base, delta, kind, this.opts.keyTypes ?? [], latest.id);
+  }
+
+  /**
+   * `FileStoreCommitImpl.compactManifest`: a COMPACT snapshot on top of the latest whose base list
+   * holds `compact(latest data manifests)` and whose delta list is empty; schema id, index
+   * manifest, total record count, watermark, statistics, properties and nextRowId are the
+   * latest's, there is no changelog. `compact` writes the manifests it merges (naming them in
+   * `written`) and returns the new list, or null when nothing would change; then nothing is
+   * committed and this returns null (as it does for a table without snapshots). A lost race is
+   * retried from the new latest, as Java retries.
+   */
+  async compactManifest(
+    compact: (manifests: readonly ManifestFileMeta[], latestSchemaId: bigint, written: string[]) => Promise<ManifestFileMeta[] | null>,
+  ): Promise<CommitResult | null> {
+    if ((await this.snapshotManager.latestSnapshot()) === null) return null;
+    let unchanged = false;
+    const result = await this.retryCommit('COMPACT', LONG_MAX_VALUE, async (latest) => {
+      if (latest === null) throw new PaimonError('SNAPSHOT_NOT_FOUND', `every snapshot of ${this.where()} disappeared during manifest compaction`);
+      const written: string[] = [];
+      let snapshot: Snapshot;
+      try {
+        const merged = await compact(await this.manifestList.readDataManifests(latest), BigInt(await this.latestSchemaId()), written);
+        unchanged = merged === null;
+        if (merged === null) return latest;
+        const base = await this.manifestList.write(merged);
+        written.push(base.fileName);
+        const delta = await this.manifestList.write([]);
+        written.push(delta.fileName);
+        snapshot = applyWriterStyle(
+          {
+            version: CURRENT_SNAPSHOT_VERSION,
+            id: latest.id + 1,
+            schemaId: latest.schemaId,
+            baseManifestList: base.fileName,
+            baseManifestListSize: base.fileSize,
+            deltaManifestList: delta.fileName,
+            deltaManifestListSize: delta.fileSize,
+            ...(latest.indexManifest !== undefined ? { indexManifest: latest.indexManifest } : {}),
+            commitUser: this.opts.commitUser,
+            commitIdentifier: LONG_MAX_VALUE,
+            commitKind: 'COMPACT',
+            timeMillis: (this.opts.now ?? Date.now)(),
+            totalRecordCount: latest.totalRecordCount,
+            deltaRecordCount: 0n,
+            ...(latest.watermark !== undefined ? { watermark: latest.watermark } : {}),
+            ...(latest.statistics !== undefined ? { statistics: latest.statistics } : {}),
+            ...(latest.properties !== undefined ? { properties: latest.properties } : {}),
+            ...(latest.nextRowId !== undefined ? { nextRowId: latest.nextRowId } : {}),
+          },
+          this.opts.writerStyle ?? '2.0',
+          randomUUID(),
+        );
+      } catch (e) {
+        await this.cleanUp(written);
+        throw e;
+      }
+      return this.publish(snapshot, written);
+    });
+    return unchanged ? null : result;
   }
 }
 

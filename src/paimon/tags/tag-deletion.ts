@@ -21,7 +21,8 @@
  * as Java.
  */
 import { isPaimonError } from '../errors.js';
-import { bucketFileKey, mergeEntries, type FileLocator, type IndexFileRef, type MaintenanceFileEntry, type MaintenanceReader, type ManifestFileRef, type PlannedFile, type SnapshotLike } from '../maintenance/types.js';
+import { manifestSkippingSet, mergedDataFiles } from '../maintenance/expire-plan.js';
+import { bucketFileKey, type FileLocator, type IndexFileRef, type MaintenanceFileEntry, type MaintenanceReader, type ManifestFileRef, type PlannedFile, type SnapshotLike } from '../maintenance/types.js';
 
 export interface TagRef {
   name: string;
@@ -80,29 +81,6 @@ export function cachingReader(reader: MaintenanceReader): MaintenanceReader {
   };
 }
 
-async function dataManifests(reader: MaintenanceReader, s: SnapshotLike): Promise<ManifestFileRef[]> {
-  return [...(await reader.readManifestList(s.baseManifestList)), ...(await reader.readManifestList(s.deltaManifestList))];
-}
-
-/** The merged entries of a snapshot (FileDeletionBase.readMergedDataFiles). */
-export async function mergedDataFiles(reader: MaintenanceReader, s: SnapshotLike): Promise<MaintenanceFileEntry[]> {
-  const merged = new Map<string, MaintenanceFileEntry>();
-  for (const m of await dataManifests(reader, s)) mergeEntries(await reader.readManifest(m.fileName), merged);
-  return [...merged.values()];
-}
-
-/** FileDeletionBase.manifestSkippingSet of one snapshot. */
-async function addSkippingSet(reader: MaintenanceReader, s: SnapshotLike, into: Set<string>): Promise<void> {
-  into.add(s.baseManifestList);
-  into.add(s.deltaManifestList);
-  for (const m of await dataManifests(reader, s)) into.add(m.fileName);
-  if (s.indexManifest) {
-    into.add(s.indexManifest);
-    for (const f of await reader.readIndexManifest(s.indexManifest)) into.add(f.fileName);
-  }
-  if (s.statistics) into.add(s.statistics);
-}
-
 export function emptyProtection(): Protection {
   return { dataKeys: new Set(), metadataNames: new Set() };
 }
@@ -113,7 +91,7 @@ export function emptyProtection(): Protection {
  */
 export async function protectWhole(reader: MaintenanceReader, s: SnapshotLike, p: Protection): Promise<void> {
   for (const e of await mergedDataFiles(reader, s)) p.dataKeys.add(bucketFileKey(e));
-  await addSkippingSet(reader, s, p.metadataNames);
+  await manifestSkippingSet(reader, s, p.metadataNames);
 }
 
 /**
@@ -238,7 +216,7 @@ async function planOneTag(
   // Manifests (TagDeletion.cleanUnusedManifests: planManifestsCleaner(tag, skipping, true, false)).
   let skipping: Set<string> | null = new Set(protection.metadataNames);
   try {
-    for (const n of neighbours) await addSkippingSet(reader, n, skipping);
+    for (const n of neighbours) await manifestSkippingSet(reader, n, skipping);
   } catch (e) {
     skipping = null;
     warnings.push(`manifests of tagged snapshot ${tagged.id} kept: cannot build the skipping set (${describe(e)})`);

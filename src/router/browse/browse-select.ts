@@ -33,10 +33,13 @@ async function readTable(from: TableName, where: Condition | null, ctx: BrowseCo
   }
   const catalog = resolveCatalog(ctx, from.catalog);
   const db = resolveDatabase(ctx, catalog, from.db);
-  if (isInformationSchema) return informationSchemaTable(from.table, catalog, where);
+  if (isInformationSchema) {
+    if (from.at !== undefined) throw new ProcedureError('NOT_SUPPORTED', `FOR VERSION AS OF does not apply to information_schema.${from.table}; it applies to a $files system table`);
+    return informationSchemaTable(from.table, catalog, where);
+  }
   await requireDatabase(catalog, db);
   const id = parseObjectName(db, from.table);
   if (id.systemTable === undefined) throw new ProcedureError('INVALID_ARGUMENT', `${db}.${from.table} names a branch, not a system table: add $snapshots, $tags, ... to it`);
   const t = await catalog.getTable({ database: id.database, table: id.table, ...(id.branch !== undefined ? { branch: id.branch } : {}) });
-  return systemTable(t, id.systemTable);
+  return systemTable(t, id.systemTable, from.at ?? null);
 }

@@ -17,6 +17,7 @@ import { ProcedureError } from '../../../procedures/framework/errors.js';
 import type { ColumnSpec, ColumnType, TextRow } from '../route.js';
 import { Lexer, isKeyword, ParseError, type Token } from '../sql-lexer.js';
 import { astName, compareText, evaluateExpr, expression, isAst, truth, type ColumnRef, type Expr, type Value } from './sql-expression.js';
+import type { TimeTravel } from './files-table.js';
 import { isNumericColumn, type VirtualTable } from './virtual-table.js';
 
 export type { ColumnRef, Expr } from './sql-expression.js';
@@ -26,6 +27,8 @@ export interface TableName {
   catalog: string | null;
   db: string | null;
   table: string;
+  /** Doris's time travel after the name: `FOR VERSION AS OF <snapshot id> | '<tag>'`. */
+  at?: TimeTravel;
 }
 
 /** A WHERE or HAVING condition: an expression whose truth selects the row. */
@@ -52,7 +55,7 @@ export interface SelectQuery {
 
 const SUPPORTED =
   'standalone mode answers SELECT * | expr [AS alias], ... FROM [catalog.]db.table [WHERE ...] [HAVING ...] [ORDER BY ...] [LIMIT n [OFFSET m]] ' +
-  'over information_schema and the Paimon system tables (tbl$snapshots, $tags, $branches, $consumers, $schemas, $options), ' +
+  'over information_schema and the Paimon system tables (tbl$snapshots, $tags, $branches, $consumers, $schemas, $options, $files [FOR VERSION AS OF <snapshot id> | \'<tag>\']), ' +
   'with columns, literals, comparisons, [NOT] LIKE, [NOT] IN, IS [NOT] NULL, AND/OR/NOT, + - * /, CASE, ' +
   'UPPER, LOWER, CONCAT, LOCATE, IF, IFNULL, COALESCE';
 
@@ -101,7 +104,32 @@ function qualifiedName(lx: Lexer, sql: string): { name: TableName; start: number
   if (parts.length > 3) throw notSupported(`the table name '${parts.join('.')}' (at most catalog.db.table)`);
   const [a, b, c] = parts;
   const name: TableName = parts.length === 3 ? { catalog: a!, db: b!, table: c! } : parts.length === 2 ? { catalog: null, db: a!, table: b! } : { catalog: null, db: null, table: a! };
+  const travel = timeTravel(lx, sql);
+  if (travel !== null) {
+    name.at = travel.at;
+    end = travel.end;
+  }
   return { name, start: first.start, end };
+}
+
+/**
+ * `FOR VERSION AS OF <snapshot id> | '<tag>'` right after the table name (Doris's time travel
+ * for Paimon tables), or null; consumed here so that the SQL parser never sees it.
+ */
+function timeTravel(lx: Lexer, sql: string): { at: TimeTravel; end: number } | null {
+  if (!isKeyword(lx.peek(), 'FOR')) return null;
+  const at = lx.peek().start;
+  lx.next();
+  for (const kw of ['VERSION', 'AS', 'OF']) {
+    const t = lx.next();
+    if (!isKeyword(t, kw)) throw notSupported(`'${sql.slice(at, t.end)}' after the table name (only FOR VERSION AS OF <snapshot id> | '<tag>')`);
+  }
+  const v = lx.next();
+  if (v.kind === 'number' && v.integer && /^\d+$/.test(v.text) && Number(v.text) >= 1 && Number.isSafeInteger(Number(v.text))) {
+    return { at: { kind: 'snapshot', id: Number(v.text) }, end: v.end };
+  }
+  if (v.kind === 'string' && v.value !== '') return { at: { kind: 'tag', name: v.value }, end: v.end };
+  throw notSupported(`'${sql.slice(at, v.end)}' (FOR VERSION AS OF takes a snapshot id or a quoted tag name)`);
 }
 
 // ---------------------------------------------------------------------------------------------

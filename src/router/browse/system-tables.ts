@@ -1,7 +1,8 @@
 /**
  * Paimon's metadata system tables, read-only, as standalone mode answers `SELECT ... FROM
  * [catalog.]db.tbl$snapshots` (and `tbl$branch_b$snapshots` for a branch): `$snapshots`,
- * `$tags`, `$branches`, `$consumers`, `$schemas`, `$options`. Column names, types and row order
+ * `$tags`, `$branches`, `$consumers`, `$schemas`, `$options`, and `$files` (files-table.ts;
+ * the only one that reads a tag's or an older snapshot's state, `FOR VERSION AS OF`). Column names, types and row order
  * are those of paimon-core's `org.apache.paimon.table.system.*Table` at 2.0.0 (1.4.2 has the
  * same columns, without `$snapshots.operation`), and values render as Paimon renders them:
  * TIMESTAMP(3) columns are the local date-time of the epoch millis (`DateTimeUtils.toLocalDateTime`),
@@ -22,13 +23,16 @@ import type { FileStoreTable } from '../../paimon/table/file-store-table.js';
 import type { ColumnType, TextRow } from '../route.js';
 import { epochMillisText, localDateTimeText } from './datetime-text.js';
 import { javaHashMapOrder } from './java-hash-order.js';
+import { FILES_COLUMNS, filesRows, type TimeTravel } from './files-table.js';
 import type { VirtualTable } from './virtual-table.js';
 
 type Columns = [string, ColumnType][];
 
 interface SystemTable {
   columns: Columns;
-  rows(table: FileStoreTable): Promise<TextRow[]>;
+  rows(table: FileStoreTable, at: TimeTravel | null): Promise<TextRow[]>;
+  /** Whether the rows depend on the snapshot read (Paimon's FilesTable honours scan.tag-name / scan.snapshot-id). */
+  timeTravel?: boolean;
 }
 
 function n(v: number | bigint | null | undefined): string | null {
@@ -187,6 +191,11 @@ const SYSTEM_TABLES: Record<string, SystemTable> = {
       return javaHashMapOrder(Object.keys(latest.options)).map((k) => [k, latest.options[k]!]);
     },
   },
+  files: {
+    columns: FILES_COLUMNS,
+    rows: filesRows,
+    timeTravel: true,
+  },
 };
 
 /** The system tables standalone mode answers, for messages. */
@@ -197,8 +206,8 @@ export function isAnsweredSystemTable(name: string): boolean {
   return SYSTEM_TABLES[name.toLowerCase()] !== undefined;
 }
 
-/** The rows of one system table of a table branch. */
-export async function systemTable(table: FileStoreTable, name: string): Promise<VirtualTable> {
+/** The rows of one system table of a table branch; `at` (FOR VERSION AS OF) only for `$files`. */
+export async function systemTable(table: FileStoreTable, name: string, at: TimeTravel | null = null): Promise<VirtualTable> {
   const def = SYSTEM_TABLES[name.toLowerCase()];
   if (def === undefined) {
     throw new ProcedureError(
@@ -206,5 +215,11 @@ export async function systemTable(table: FileStoreTable, name: string): Promise<
       `System table ${table.identifier}$${name} is not answered in standalone mode; it answers $${SYSTEM_TABLE_NAMES.join(', $')} (read-only)`,
     );
   }
-  return { name: `${table.identifier}$${name.toLowerCase()}`, columns: def.columns.map(([c, type]) => ({ name: c, type })), rows: await def.rows(table) };
+  if (at !== null && !def.timeTravel) {
+    throw new ProcedureError(
+      'NOT_SUPPORTED',
+      `FOR VERSION AS OF does not apply to ${table.identifier}$${name.toLowerCase()}: it lists the table's current metadata. Of the system tables answered here only $files reads a tag or an older snapshot.`,
+    );
+  }
+  return { name: `${table.identifier}$${name.toLowerCase()}`, columns: def.columns.map(([c, type]) => ({ name: c, type })), rows: await def.rows(table, at) };
 }

@@ -8,10 +8,10 @@
  * Mapping (Paimon's tag and branch model):
  * - CREATE TAG -> create_tag; IF NOT EXISTS turns TAG_ALREADY_EXISTS into OK (with a Note).
  * - REPLACE TAG -> replace_tag (the tag must exist, as for Iceberg's replaceTag).
- * - CREATE OR REPLACE TAG -> replace_tag; on TAG_NOT_FOUND create_tag; should another session
- *   create the tag in between (TAG_ALREADY_EXISTS), replace_tag once more. Each step is a
- *   complete procedure call that either did its work or changed nothing, so no interleaving
- *   leaves half a tag, and the statement ends with the tag at the requested snapshot.
+ * - CREATE OR REPLACE TAG -> replace_tag with create_if_missing => true: one call, so the
+ *   statement is one audit record and one metrics count, as every other statement. The
+ *   procedure creates a missing tag create-if-absent and replaces one another session created
+ *   meanwhile, so the statement ends with the tag at the requested snapshot.
  * - AS OF VERSION n -> snapshot_id => n; RETAIN n DAYS|HOURS|MINUTES -> time_retained =>
  *   'n d' | 'n h' | 'n min' (the units readDuration in src/paimon/spec/core-options.ts reads).
  * - DROP TAG [IF EXISTS] -> delete_tag (if_exists => true with IF EXISTS).
@@ -38,8 +38,6 @@ export interface DdlStep {
   invocation: ProcedureInvocation;
   /** This error code answers the statement with OK (IF [NOT] EXISTS). */
   okOn?: ProcedureErrorCode;
-  /** This error code goes on with the next step (CREATE OR REPLACE). */
-  nextOn?: ProcedureErrorCode;
 }
 
 /** What the router's CALL path reports of one call (the executor's CallOutcome fits). */
@@ -105,7 +103,7 @@ export function planTagBranchDdl(clause: TagBranchClause, table: string): DdlSte
       case 'replace':
         return [{ invocation: replace }];
       case 'create_or_replace':
-        return [{ invocation: replace, nextOn: 'TAG_NOT_FOUND' }, { invocation: create, nextOn: 'TAG_ALREADY_EXISTS' }, { invocation: replace }];
+        return [{ invocation: { procedure: 'replace_tag', args: [...args, bool('create_if_missing', true)] } }];
     }
   }
   const branch = str('branch', clause.name);
@@ -129,23 +127,26 @@ export function planTagBranchDdl(clause: TagBranchClause, table: string): DdlSte
 
 /**
  * Run the steps in order through `run` and answer as Doris answers an ALTER TABLE: OK with no
- * affected rows (the procedure's warnings kept, its result set dropped), or the error.
+ * affected rows (the last procedure's warnings kept, its result set dropped), or the first
+ * error. Every statement plans to exactly one call today, so it is audited and counted once.
  */
 export async function runDdlPlan(steps: readonly DdlStep[], run: (invocation: ProcedureInvocation) => Promise<StepOutcome>): Promise<LocalReply[]> {
-  let last: StepOutcome | null = null;
+  let answer: LocalReply[] = [];
   for (const step of steps) {
     const outcome = await run(step.invocation);
-    last = outcome;
-    if (outcome.ok) return [okOf(outcome.replies)];
-    const code = outcome.error?.code;
-    if (code !== undefined && code === step.okOn) {
-      // As MySQL's IF [NOT] EXISTS: OK, with a Note saying what was skipped.
-      const note: Warning = { level: 'Note', code: outcome.error!.errno, message: outcome.error!.message };
-      return [{ kind: 'ok', affectedRows: 0, warnings: [note] }];
+    if (outcome.ok) {
+      answer = [okOf(outcome.replies)];
+      continue;
     }
-    if (code === undefined || code !== step.nextOn) return outcome.replies;
+    if (outcome.error !== undefined && outcome.error.code === step.okOn) {
+      // As MySQL's IF [NOT] EXISTS: OK, with a Note saying what was skipped.
+      const note: Warning = { level: 'Note', code: outcome.error.errno, message: outcome.error.message };
+      answer = [{ kind: 'ok', affectedRows: 0, warnings: [note] }];
+      continue;
+    }
+    return outcome.replies;
   }
-  return last?.replies ?? [];
+  return answer;
 }
 
 function okOf(replies: readonly LocalReply[]): LocalReply {

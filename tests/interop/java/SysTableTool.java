@@ -1,5 +1,6 @@
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.InternalArray;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.reader.RecordReader;
@@ -8,10 +9,12 @@ import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.DataType;
 import org.apache.paimon.types.DataTypeRoot;
+import org.apache.paimon.types.ArrayType;
 import org.apache.paimon.types.RowType;
 
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +33,10 @@ import java.util.Map;
  *                                    `yyyy-MM-dd HH:mm:ss.SSS` of its LocalDateTime, as MySQL's
  *                                    text protocol sends a DATETIME(3)), NULL as null, rows in
  *                                    the order the system table reads them.
+ *                                    `table@tag=...` reads them with the dynamic option
+ *                                    scan.tag-name = tag (Table.copy), as FOR VERSION AS OF 'tag'
+ *                                    does; the result is keyed by `table@tag`. ARRAY values print
+ *                                    as `[a, b]`.
  */
 public class SysTableTool {
 
@@ -43,7 +50,12 @@ public class SysTableTool {
         for (int i = 3; i < a.length; i++) {
             String[] spec = a[i].split("=", 2);
             Map<String, Object> tables = new LinkedHashMap<>();
-            for (String name : spec[1].split(",")) tables.put(name, read(c.getTable(Identifier.create(a[2], spec[0] + "$" + name))));
+            String[] at = spec[0].split("@", 2);
+            for (String name : spec[1].split(",")) {
+                Table t = c.getTable(Identifier.create(a[2], at[0] + "$" + name));
+                if (at.length == 2) t = t.copy(Collections.singletonMap("scan.tag-name", at[1]));
+                tables.put(name, read(t));
+            }
             out.put(spec[0], tables);
         }
         PaimonTool.emit(out);
@@ -74,6 +86,14 @@ public class SysTableTool {
     static String text(DataType type, Object v) {
         if (v == null) return null;
         if (type.getTypeRoot() == DataTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE) return ((Timestamp) v).toLocalDateTime().format(DATETIME);
+        if (type.getTypeRoot() == DataTypeRoot.ARRAY) {
+            InternalArray arr = (InternalArray) v;
+            DataType elem = ((ArrayType) type).getElementType();
+            InternalArray.ElementGetter g = InternalArray.createElementGetter(elem);
+            List<String> parts = new ArrayList<>();
+            for (int i = 0; i < arr.size(); i++) parts.add(text(elem, g.getElementOrNull(arr, i)));
+            return "[" + String.join(", ", parts) + "]";
+        }
         return v.toString();
     }
 }

@@ -189,7 +189,7 @@ describe('standalone mode answers client bootstrap statements', () => {
       ['SHOW KEYS FROM orders FROM nodb', 1049, /Unknown database 'nodb'/],
       ['SHOW CREATE TABLE other.sales.orders', 1049, /Unknown catalog 'other' \(configured: paimon, lake\)/],
       ['SELECT * FROM sales.nope$snapshots', 1146, /sales\.nope does not exist/],
-      ['SELECT * FROM sales.orders$files', 1235, /\$snapshots, \$tags, \$branches, \$consumers, \$schemas, \$options/],
+      ['SELECT * FROM sales.orders$manifests', 1235, /\$snapshots, \$tags, \$branches, \$consumers, \$schemas, \$options/],
       ['SELECT * FROM information_schema.ROUTINES', 1146, /SCHEMATA, TABLES, COLUMNS, STATISTICS/],
       ['SELECT COUNT(*) FROM information_schema.TABLES', 1235, /is not supported: standalone mode answers SELECT/],
     ];

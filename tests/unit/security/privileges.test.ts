@@ -92,6 +92,16 @@ test('identityOf strips the port and IPv4-mapped prefix', () => {
   assert.deepEqual(identityOf('u', '[::1]:5555'), { user: 'u', host: '::1' });
 });
 
+/** The grant object that holds exactly a requirement of this level (sales.orders in catalog paimon). */
+function objectOf(level: string): string {
+  return level === 'table' ? 'paimon.sales.orders' : level === 'database' ? 'paimon.sales.*' : level === 'catalog' ? 'paimon.*.*' : '*.*.*';
+}
+
+/** The code a caller without the privilege gets at this level. */
+function deniedCode(level: string): string {
+  return level === 'table' ? 'TABLE_ACCESS_DENIED' : level === 'global' ? 'ADMIN_REQUIRED' : 'DATABASE_ACCESS_DENIED';
+}
+
 // Every registered procedure: the built-in ones and the job procedures.
 const registered = [...createDefaultRegistry().list(), ...new ProcedureRegistry(jobProcedures(() => undefined)).list()].map((r) => r.signature);
 
@@ -104,9 +114,10 @@ describe('privilege matrix over every procedure', () => {
     test(proc, () => {
       const target = { catalog: 'paimon', database: 'sales', table: 'orders' };
       const req = requirementFor(proc, spec, target);
-      const obj = req.level === 'table' ? 'paimon.sales.orders' : 'paimon.sales.*';
+      const obj = objectOf(req.level);
       const exactly = g(`${spec.privilege} ON ${obj}`);
-      const more = g(`SELECT, LOAD, ${spec.privilege}, DROP ON paimon.*.*`);
+      // ADMIN counts only as a global grant
+      const more = g(`SELECT, LOAD, ${spec.privilege}, DROP ON ${req.level === 'global' ? '*.*.*' : 'paimon.*.*'}`);
       const admin = g('ADMIN ON *.*.*');
       const less = g(`SELECT, LOAD, CREATE ON paimon.*.*`, `${spec.privilege} ON paimon.other.*`);
       assert.equal(authorize(who, exactly, req).ok, true, 'exactly');
@@ -114,7 +125,7 @@ describe('privilege matrix over every procedure', () => {
       assert.equal(authorize(who, admin, req).ok, true, 'admin');
       const r = authorize(who, less, req);
       assert.equal(r.ok, false, 'less');
-      if (!r.ok) assert.equal(r.error.code, req.level === 'table' ? 'TABLE_ACCESS_DENIED' : 'DATABASE_ACCESS_DENIED');
+      if (!r.ok) assert.equal(r.error.code, deniedCode(req.level));
     });
   }
 });
@@ -127,13 +138,13 @@ describe('privilege matrix over the registered procedures (declared privileges)'
     test(`${sig.name} needs ${sig.privilege.privilege} on the ${sig.privilege.on}`, () => {
       const req = requirementFor(sig.name, sig.privilege, { catalog: 'paimon', database: 'sales', table: 'orders' });
       const p = sig.privilege.privilege;
-      const obj = req.level === 'table' ? 'paimon.sales.orders' : req.level === 'database' ? 'paimon.sales.*' : 'paimon.*.*';
+      const obj = objectOf(req.level);
       const others = (['SELECT', 'LOAD', 'ALTER', 'CREATE', 'DROP'] as const).filter((x) => x !== p);
       assert.equal(authorize(who, g(`${p} ON ${obj}`), req).ok, true, 'exactly');
       assert.equal(authorize(who, g(`${[...others, p].join(', ')} ON *.*.*`), req).ok, true, 'more');
       const r = authorize(who, g(`${others.join(', ')} ON *.*.*`, `${p} ON paimon.elsewhere.*`, `${p} ON other_catalog.*.*`), req);
       assert.equal(r.ok, false, 'less');
-      if (!r.ok) assert.equal(r.error.code, req.level === 'table' ? 'TABLE_ACCESS_DENIED' : 'DATABASE_ACCESS_DENIED');
+      if (!r.ok) assert.equal(r.error.code, deniedCode(req.level));
     });
   }
 });

@@ -5,12 +5,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { FileIO } from '../../../../src/paimon/fs/file-io.js';
 import { LocalFileIO } from '../../../../src/paimon/fs/local-file-io.js';
-import { TableScopedFileIO } from '../../../../src/paimon/fs/table-scoped-file-io.js';
+import { isUnsafePathError, TableScopedFileIO } from '../../../../src/paimon/fs/table-scoped-file-io.js';
 import { isPaimonError } from '../../../../src/paimon/errors.js';
 import { createBucket, s3FileIO, startS3Peer, type S3Peer } from './s3-peer.js';
 
@@ -52,7 +53,7 @@ function scenario(name: string, setup: () => Promise<{ io: FileIO; wh: string; c
 
     const refused = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
       await assert.rejects(fn(), (e: unknown) => {
-        assert.ok(isPaimonError(e, 'INVALID_ARGUMENT'), `${what}: ${String(e)}`);
+        assert.ok(isPaimonError(e, 'INVALID_ARGUMENT') && isUnsafePathError(e), `${what}: ${String(e)}`);
         assert.ok(!(e as Error).message.includes(wh), `${what}: message names the warehouse: ${(e as Error).message}`);
         return true;
       });
@@ -155,5 +156,82 @@ describe('object-store keys that are not clean are refused even inside the prefi
     }
     for (const k of ['s3://b/wh/db.db/t/x', 's3a://b/wh/db.db/t/bucket-0/f.orc', 's3://b/wh/db.db/t']) assert.equal(scoped.contains(k), true, k);
     assert.equal(scoped.contains('s3://other/wh/db.db/t/x'), false, 'another bucket');
+  });
+});
+
+describe('the scope: external paths, links, a read-only view, messages', () => {
+  let wh: string;
+  let io: LocalFileIO;
+  before(async () => {
+    wh = await mkdtemp(path.join(process.env.TEST_TMP ?? tmpdir(), 'scoped-io-scope-'));
+    io = new LocalFileIO({ root: wh });
+  });
+  after(async () => {
+    await rm(wh, { recursive: true, force: true });
+  });
+
+  test('data-file.external-paths roots are owned (as file: URIs too); their siblings are not', async () => {
+    const scoped = new TableScopedFileIO(io, `${wh}/db.db/t`, { externalPaths: [`file://${wh}/ext/t`, `${wh}/ext2`] });
+    await scoped.writeFile(`${wh}/ext/t/dt=a/bucket-0/data-1.parquet`, 'ext');
+    await scoped.writeFile(`${wh}/ext2/dt=a/bucket-0/data-2.parquet`, 'ext2');
+    assert.equal(await scoped.delete(`file://${wh}/ext/t/dt=a/bucket-0/data-1.parquet`), true);
+    assert.equal(await scoped.delete(`${wh}/ext2/dt=a/bucket-0/data-2.parquet`), true);
+    await io.writeFile(`${wh}/ext/t2/data-3.parquet`, 'sibling of an external root');
+    await assert.rejects(scoped.delete(`${wh}/ext/t2/data-3.parquet`), (e: unknown) => isUnsafePathError(e) && /<outside the table>\/data-3\.parquet/.test((e as Error).message));
+    assert.equal((await io.readFile(`${wh}/ext/t2/data-3.parquet`)).toString(), 'sibling of an external root');
+    await assert.rejects(scoped.deleteDirectory(`${wh}/ext2`), isUnsafePathError, 'an external root itself is not removed');
+    // Without the option the external root is as foreign as any other directory.
+    await io.writeFile(`${wh}/ext/t/f`, 'x');
+    await assert.rejects(new TableScopedFileIO(io, `${wh}/db.db/t`).delete(`${wh}/ext/t/f`), isUnsafePathError);
+  });
+
+  test('a directory symlink inside the table that leads outside: nothing behind it is changed or listed; the link itself can go', async () => {
+    const table = `${wh}/db.db/l`;
+    await io.writeFile(`${wh}/outside/dir/old-data.parquet`, 'outside');
+    await mkdir(`${table}/dt=1`, { recursive: true });
+    await symlink(`${wh}/outside/dir`, `${table}/dt=1/bucket-9`);
+    const scoped = new TableScopedFileIO(io, table);
+    assert.equal(scoped.contains(`${table}/dt=1/bucket-9/old-data.parquet`), true, 'lexically inside');
+    for (const [what, fn] of [
+      ['delete', () => scoped.delete(`${table}/dt=1/bucket-9/old-data.parquet`)],
+      ['deleteMany', () => scoped.deleteMany([`${table}/dt=1/bucket-9/old-data.parquet`])],
+      ['write', () => scoped.writeFile(`${table}/dt=1/bucket-9/new.parquet`, 'x')],
+      ['rename', () => scoped.rename(`${table}/dt=1/bucket-9/old-data.parquet`, `${table}/moved`)],
+      ['list', async () => {
+        for await (const _ of scoped.list(`${table}/dt=1/bucket-9`)) void _;
+      }],
+      ['deleteDirectory below', () => scoped.deleteDirectory(`${table}/dt=1/bucket-9/sub`)],
+    ] as const) {
+      await assert.rejects(fn(), (e: unknown) => {
+        assert.ok(isUnsafePathError(e), `${what}: ${String(e)}`);
+        assert.ok(!(e as Error).message.includes(wh), `${what}: ${(e as Error).message}`);
+        assert.match((e as Error).message, /'dt=1\/bucket-9/, `${what} names the table-relative path`);
+        return true;
+      });
+    }
+    assert.equal(await readFile(`${wh}/outside/dir/old-data.parquet`, 'utf8'), 'outside');
+    assert.equal(existsSync(`${table}/dt=1/bucket-9/new.parquet`), false);
+    // Unlinking the link is a change inside the table; the directory it pointed at stays.
+    assert.equal(await scoped.delete(`${table}/dt=1/bucket-9`), true);
+    assert.equal(await readFile(`${wh}/outside/dir/old-data.parquet`, 'utf8'), 'outside');
+  });
+
+  test('a table reached through a linked warehouse directory works as usual', async () => {
+    await mkdir(`${wh}/real/db.db/t`, { recursive: true });
+    await symlink(`${wh}/real`, `${wh}/linked`);
+    const scoped = new TableScopedFileIO(io, `${wh}/linked/db.db/t`);
+    await scoped.writeFile(`${wh}/linked/db.db/t/snapshot/snapshot-1`, '{}');
+    await scoped.mkdirs(`${wh}/linked/db.db/t`);
+    assert.equal(await scoped.delete(`${wh}/linked/db.db/t/snapshot/snapshot-1`), true);
+  });
+
+  test('the read-only view of a warehouse refuses every change and listing, reads everything', async () => {
+    await io.writeFile(`${wh}/db.db/r/f`, 'r');
+    const ro = new TableScopedFileIO(io, null);
+    assert.equal((await ro.readFile(`${wh}/db.db/r/f`)).toString(), 'r');
+    await assert.rejects(ro.writeFile(`${wh}/db.db/r/g`, 'x'), isUnsafePathError);
+    await assert.rejects(ro.delete(`${wh}/db.db/r/f`), isUnsafePathError);
+    await assert.rejects(ro.mkdirs(`${wh}/db.db/x`), isUnsafePathError);
+    assert.equal(ro.contains(`${wh}/db.db/r/f`), false);
   });
 });

@@ -20,7 +20,6 @@ import { createContext } from '../../../../procedures/framework/context.js';
 import { branchProcedures } from '../../../../procedures/branches/index.js';
 import { checkPin, readPin } from '../../../../procedures/branches/branch-guard.js';
 import { parseIgnoreIfExists } from '../../../../procedures/branches/create-branch.js';
-import { branchList } from '../../../../procedures/branches/delete-branch.js';
 import { BranchManager } from '../../../../src/paimon/table/branch-manager.js';
 import { SchemaManager } from '../../../../src/paimon/table/schema-manager.js';
 import { SnapshotManager } from '../../../../src/paimon/table/snapshot-manager.js';
@@ -76,13 +75,11 @@ async function warehouse(name: string, mainStays = true): Promise<{ wh: string; 
 }
 
 describe('argument helpers', () => {
-  test('ignore_if_exists takes Spark strings and Flink booleans; delete lists are trimmed', () => {
+  test('ignore_if_exists takes Spark strings and Flink booleans', () => {
     assert.equal(parseIgnoreIfExists('TRUE'), true);
     assert.equal(parseIgnoreIfExists('false'), false);
     assert.equal(parseIgnoreIfExists(null), false);
     assert.throws(() => parseIgnoreIfExists('yes'), /ignore_if_exists/);
-    assert.deepEqual(branchList('a, b,,a'), ['a', 'b']);
-    assert.throws(() => branchList(' , '), /No branch/);
   });
 });
 
@@ -111,6 +108,7 @@ describe('delete_branch', () => {
     await call(wh, 'create_branch', { table: 'db.t', branch: 'f' });
     const before = await tree(t);
     assert.equal(code(await call(wh, 'delete_branch', { table: 'db.t', branch: 'e,nope' })), 'BRANCH_NOT_FOUND');
+    assert.equal(code(await call(wh, 'delete_branch', { table: 'db.t', branch: 'e,,f' })), 'INVALID_ARGUMENT', 'the same list rule as delete_tag');
     const dry = row(await call(wh, 'delete_branch', { table: 'db.t', branch: 'e, f', dry_run: true }));
     assert.equal(dry.deleted_branches, 'e,f');
     assert.deepEqual(await tree(t), before, 'a dry run and a refused call change nothing');

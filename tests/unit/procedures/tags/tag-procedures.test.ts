@@ -163,6 +163,22 @@ describe('rename_tag / replace_tag', () => {
     assert.equal(after.tagTimeRetained, undefined, 'replaced without time_retained: no retention');
     assert.equal(errorCode(await callNamed(e, 'replace_tag', { table: 'demo.orders', tag: 'nope' })), 'TAG_NOT_FOUND');
   });
+
+  test('replace_tag with create_if_missing creates a missing tag with the file create_tag writes, and replaces an existing one', async () => {
+    const wh = copy(fresh, 'replace-create');
+    const e = exec(wh);
+    const tagDir = join(wh, TABLE, 'tag');
+    const dry = firstRow(await callNamed(e, 'replace_tag', { table: 'demo.orders', tag: 'n', snapshot_id: 2, create_if_missing: true, dry_run: true }));
+    assert.deepEqual([dry.created, dry.previous_snapshot_id, dry.snapshot_id], [true, null, 2]);
+    assert.equal(existsSync(join(tagDir, 'tag-n')), false, 'a dry run creates nothing');
+    const r = firstRow(await callNamed(e, 'replace_tag', { table: 'demo.orders', tag: 'n', snapshot_id: 2, create_if_missing: true }));
+    assert.deepEqual([r.created, r.previous_snapshot_id, r.snapshot_id], [true, null, 2]);
+    firstRow(await callNamed(e, 'create_tag', { table: 'demo.orders', tag: 'm', snapshot_id: 2 }));
+    assert.equal(readFileSync(join(tagDir, 'tag-n'), 'utf8'), readFileSync(join(tagDir, 'tag-m'), 'utf8'), 'the same file as create_tag');
+    const again = firstRow(await callNamed(e, 'replace_tag', { table: 'demo.orders', tag: 'n', snapshot_id: 3, create_if_missing: true }));
+    assert.deepEqual([again.created, again.previous_snapshot_id, again.snapshot_id], [false, 2, 3]);
+    assert.equal(JSON.parse(readFileSync(join(tagDir, 'tag-n'), 'utf8')).id, 3);
+  });
 });
 
 describe('delete_tag / expire_tags', () => {

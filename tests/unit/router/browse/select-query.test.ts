@@ -44,6 +44,16 @@ describe('standalone SELECT over a virtual table', () => {
     assert.equal(selectFromName('SHOW TABLES'), null);
   });
 
+  test("FOR VERSION AS OF <snapshot id> | '<tag>' after the name is Doris's time travel, taken off before parsing", () => {
+    const q = parseSelectQuery("SELECT file_path FROM paimon.demo.orders$files FOR VERSION AS OF 't1' WHERE level = 0 LIMIT 2");
+    assert.deepEqual(q.from, { catalog: 'paimon', db: 'demo', table: 'orders$files', at: { kind: 'tag', name: 't1' } });
+    assert.deepEqual(q.limit, { offset: 0, count: 2 });
+    assert.deepEqual(selectFromName('SELECT * FROM orders$files for version as of 7')?.name.at, { kind: 'snapshot', id: 7 });
+    assert.equal(code(() => parseSelectQuery('SELECT * FROM orders$files FOR TIME AS OF 7')), 'NOT_SUPPORTED');
+    assert.equal(code(() => parseSelectQuery('SELECT * FROM orders$files FOR VERSION AS OF 0')), 'NOT_SUPPORTED');
+    assert.equal(code(() => parseSelectQuery("SELECT * FROM orders$files FOR VERSION AS OF ''")), 'NOT_SUPPORTED');
+  });
+
   test('a three-part name keeps its catalog and parses like a two-part one', () => {
     const q = parseSelectQuery("SELECT snapshot_id FROM paimon.demo.orders$snapshots WHERE snapshot_id >= 2 LIMIT 1");
     assert.deepEqual(q.from, { catalog: 'paimon', db: 'demo', table: 'orders$snapshots' });

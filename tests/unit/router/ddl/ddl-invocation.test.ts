@@ -5,8 +5,8 @@ import { planTagBranchDdl, procedureOfDdl, runDdlPlan, tableArgument, type DdlSt
 import { ProcedureError, type ProcedureErrorCode } from '../../../../procedures/framework/errors.js';
 import type { BoundValue } from '../../../../procedures/framework/binding.js';
 
-/** The plan of a statement as [procedure, {arg: value}, okOn, nextOn] rows. */
-function plan(sql: string, table = 'db.t'): [string, Record<string, BoundValue>, string?, string?][] {
+/** The plan of a statement as [procedure, {arg: value}, okOn] rows. */
+function plan(sql: string, table = 'db.t'): [string, Record<string, BoundValue>, string?][] {
   const d = parseTagBranchDdl(sql);
   assert.ok(d !== null && !(d.clause instanceof ProcedureError), sql);
   return planTagBranchDdl(d.clause, table).map((s: DdlStep) => {
@@ -15,8 +15,8 @@ function plan(sql: string, table = 'db.t'): [string, Record<string, BoundValue>,
       const v = a.value;
       args[a.name!] = v.kind === 'string' ? v.value : v.kind === 'integer' ? v.value : v.kind === 'boolean' ? v.value : null;
     }
-    const row: [string, Record<string, BoundValue>, string?, string?] = [s.invocation.procedure, args];
-    if (s.okOn !== undefined || s.nextOn !== undefined) row.push(s.okOn, s.nextOn);
+    const row: [string, Record<string, BoundValue>, string?] = [s.invocation.procedure, args];
+    if (s.okOn !== undefined) row.push(s.okOn);
     return row;
   });
 }
@@ -38,13 +38,11 @@ describe('tag/branch DDL -> procedure calls', () => {
     assert.deepEqual(plan('ALTER TABLE db.t CREATE TAG t1'), [['create_tag', { table: 'db.t', tag: 't1' }]]);
     assert.deepEqual(plan('ALTER TABLE db.t CREATE TAG t1 AS OF VERSION 7 RETAIN 3 DAYS'), [['create_tag', { table: 'db.t', tag: 't1', snapshot_id: 7n, time_retained: '3 d' }]]);
     assert.deepEqual(plan('ALTER TABLE db.t CREATE TAG t1 RETAIN 2 HOURS'), [['create_tag', { table: 'db.t', tag: 't1', time_retained: '2 h' }]]);
-    assert.deepEqual(plan('ALTER TABLE db.t CREATE TAG IF NOT EXISTS t1 RETAIN 45 MINUTES'), [['create_tag', { table: 'db.t', tag: 't1', time_retained: '45 min' }, 'TAG_ALREADY_EXISTS', undefined]]);
+    assert.deepEqual(plan('ALTER TABLE db.t CREATE TAG IF NOT EXISTS t1 RETAIN 45 MINUTES'), [['create_tag', { table: 'db.t', tag: 't1', time_retained: '45 min' }, 'TAG_ALREADY_EXISTS']]);
     assert.deepEqual(plan('ALTER TABLE db.t REPLACE TAG t1 AS OF VERSION 2'), [['replace_tag', { table: 'db.t', tag: 't1', snapshot_id: 2n }]]);
-    const args = { table: 'db.t', tag: 't1', snapshot_id: 2n };
+    // One call, so one audit record and one metrics count for the statement.
     assert.deepEqual(plan('ALTER TABLE db.t CREATE OR REPLACE TAG t1 AS OF VERSION 2'), [
-      ['replace_tag', args, undefined, 'TAG_NOT_FOUND'],
-      ['create_tag', args, undefined, 'TAG_ALREADY_EXISTS'],
-      ['replace_tag', args],
+      ['replace_tag', { table: 'db.t', tag: 't1', snapshot_id: 2n, create_if_missing: true }],
     ]);
     assert.deepEqual(plan('ALTER TABLE db.t DROP TAG t1'), [['delete_tag', { table: 'db.t', tag: 't1' }]]);
     assert.deepEqual(plan('ALTER TABLE db.t DROP TAG IF EXISTS t1'), [['delete_tag', { table: 'db.t', tag: 't1', if_exists: true }]]);
@@ -54,7 +52,7 @@ describe('tag/branch DDL -> procedure calls', () => {
     assert.deepEqual(plan('ALTER TABLE db.t CREATE BRANCH b'), [['create_branch', { table: 'db.t', branch: 'b' }]]);
     assert.deepEqual(plan('ALTER TABLE db.t CREATE BRANCH IF NOT EXISTS b'), [['create_branch', { table: 'db.t', branch: 'b', ignore_if_exists: true }]]);
     assert.deepEqual(plan('ALTER TABLE db.t DROP BRANCH b'), [['delete_branch', { table: 'db.t', branch: 'b' }]]);
-    assert.deepEqual(plan('ALTER TABLE db.t DROP BRANCH IF EXISTS b'), [['delete_branch', { table: 'db.t', branch: 'b' }, 'BRANCH_NOT_FOUND', undefined]]);
+    assert.deepEqual(plan('ALTER TABLE db.t DROP BRANCH IF EXISTS b'), [['delete_branch', { table: 'db.t', branch: 'b' }, 'BRANCH_NOT_FOUND']]);
     for (const [sql, names] of [
       ['ALTER TABLE db.t CREATE BRANCH b AS OF VERSION 3', /CALL sys\.create_tag\(.*snapshot_id => 3\).*CALL sys\.create_branch\(.*tag => /],
       ['ALTER TABLE db.t CREATE BRANCH b RETAIN 2 DAYS', /RETAIN.*CALL sys\.create_branch\(table => 'db\.t', branch => 'b'\)/],
@@ -101,25 +99,24 @@ describe('running the calls of a statement', () => {
     assert.deepEqual(r.replies, [{ kind: 'ok', affectedRows: 0, warnings: [{ level: 'Warning', code: 1105, message: 'w' }] }]);
   });
 
-  test('okOn answers OK with a Note, nextOn goes on, any other error is the answer', async () => {
+  test('okOn answers OK with a Note, any other error is the answer', async () => {
     let r = await run([{ invocation: inv('create_tag'), okOn: 'TAG_ALREADY_EXISTS' }], [failed('TAG_ALREADY_EXISTS')]);
     assert.deepEqual(r.replies, [{ kind: 'ok', affectedRows: 0, warnings: [{ level: 'Note', code: 1105, message: 'TAG_ALREADY_EXISTS here' }] }]);
-    const orReplace: DdlStep[] = [
-      { invocation: inv('replace_tag'), nextOn: 'TAG_NOT_FOUND' },
-      { invocation: inv('create_tag'), nextOn: 'TAG_ALREADY_EXISTS' },
-      { invocation: inv('replace_tag') },
-    ];
-    r = await run(orReplace, [failed('TAG_NOT_FOUND'), succeeded]);
-    assert.deepEqual(r.called, ['replace_tag', 'create_tag']);
-    assert.equal(r.replies[0]!.kind, 'ok');
-    // another session created the tag between the two calls: replaced once more
-    r = await run(orReplace, [failed('TAG_NOT_FOUND'), failed('TAG_ALREADY_EXISTS'), succeeded]);
-    assert.deepEqual(r.called, ['replace_tag', 'create_tag', 'replace_tag']);
-    assert.equal(r.replies[0]!.kind, 'ok');
-    r = await run(orReplace, [failed('TABLE_ACCESS_DENIED')]);
-    assert.deepEqual(r.called, ['replace_tag']);
-    assert.equal(r.replies[0]!.kind, 'error');
-    r = await run(orReplace, [failed('TAG_NOT_FOUND'), failed('TAG_ALREADY_EXISTS'), failed('TAG_NOT_FOUND')]);
-    assert.deepEqual(r.replies, failed('TAG_NOT_FOUND').replies);
+    r = await run([{ invocation: inv('create_tag'), okOn: 'TAG_ALREADY_EXISTS' }], [failed('TABLE_ACCESS_DENIED')]);
+    assert.deepEqual(r.replies, failed('TABLE_ACCESS_DENIED').replies);
+  });
+
+  test('every statement of the grammar plans to exactly one call', () => {
+    for (const sql of [
+      'ALTER TABLE db.t CREATE TAG t1',
+      'ALTER TABLE db.t CREATE TAG IF NOT EXISTS t1',
+      'ALTER TABLE db.t REPLACE TAG t1',
+      'ALTER TABLE db.t CREATE OR REPLACE TAG t1 RETAIN 1 DAYS',
+      'ALTER TABLE db.t DROP TAG IF EXISTS t1',
+      'ALTER TABLE db.t CREATE BRANCH IF NOT EXISTS b',
+      'ALTER TABLE db.t DROP BRANCH b',
+    ]) {
+      assert.equal(plan(sql).length, 1, sql);
+    }
   });
 });

@@ -55,10 +55,15 @@ export function recordingProcedures(): Recorder {
       },
     }),
     defineProcedure({
-      name: 'replace_tag', description: 'test-only replace_tag', params: [table, tagP, ...tagOptions], ...common,
+      name: 'replace_tag', description: 'test-only replace_tag',
+      params: [table, tagP, ...tagOptions, { name: 'create_if_missing', type: 'boolean', default: false, description: 'create when absent' }], ...common,
       async run(args, ctx) {
         const key = `${await record('replace_tag', args, ctx)}#${args.tag}`;
-        if (!tags.has(key)) throw new ProcedureError('TAG_NOT_FOUND', `Tag '${args.tag}' does not exist`);
+        if (!tags.has(key)) {
+          if (!args.create_if_missing) throw new ProcedureError('TAG_NOT_FOUND', `Tag '${args.tag}' does not exist`);
+          tags.add(key);
+          return { rows: [{ result: 'created' }] };
+        }
         return { rows: [{ result: 'replaced' }] };
       },
     }),
