@@ -27,11 +27,11 @@ import * as nodePath from 'node:path';
 import type { Readable } from 'node:stream';
 import { PaimonError } from '../errors.js';
 import type { FileIO, FileStatus, FileStatusBatch } from './file-io.js';
-import { isObjectStoreScheme, parseUri } from './path.js';
+import { isObjectStoreScheme, parseUri, schemeOf, type ParsedUri } from './path.js';
 
 /** Where a path points, normalized for the comparison. */
 interface Place {
-  /** '' for local paths and file: URIs; the scheme family of object stores otherwise. */
+  /** '' for local paths and file: URIs; the scheme (its family for s3/s3a/s3n) otherwise. */
   store: string;
   bucket: string;
   /** Local: an absolute resolved path. Object store: the key without leading or trailing '/'. */
@@ -53,10 +53,15 @@ function storeFamily(scheme: string): string {
 
 /** The place a path acts on, or a string saying why it is not a usable path. */
 function placeOf(p: string): Place | string {
-  let u;
+  let u: ParsedUri;
   try {
     u = parseUri(p);
   } catch (e) {
+    // Other hierarchical stores (a FileIO a catalog brings for its own scheme) may leave the
+    // authority empty, as Hadoop's `hdfs:///path` means the default name node.
+    const scheme = schemeOf(p);
+    const m = scheme !== '' && !isObjectStoreScheme(scheme) && scheme !== 'file' ? /^[^:]+:\/\/\/(.*)$/s.exec(p) : null;
+    if (m) return keyPlace(scheme, '', m[1] ?? '');
     // The parser's message quotes the whole path: keep only what it says before the path.
     return (e as Error).message.replace(`: ${p}`, '');
   }
@@ -64,8 +69,15 @@ function placeOf(p: string): Place | string {
     if (!nodePath.isAbsolute(u.path)) return 'not an absolute path';
     return { store: '', bucket: '', key: nodePath.resolve(u.path) };
   }
-  if (!isObjectStoreScheme(u.scheme)) return `unsupported scheme ${u.scheme}://`;
-  const key = u.path.replace(/\/+$/, '');
+  return keyPlace(u.scheme, u.authority, u.path);
+}
+
+/**
+ * The place of a key in a store where segments are taken as written: `.`, `..` and empty
+ * segments (also once percent-decoded) are refused rather than interpreted.
+ */
+function keyPlace(scheme: string, bucket: string, path: string): Place | string {
+  const key = path.replace(/\/+$/, '');
   if (key !== '') {
     for (const seg of key.split('/')) {
       const d = decodeSafe(seg);
@@ -73,7 +85,7 @@ function placeOf(p: string): Place | string {
       if (d.includes('/')) return 'key has a segment with an encoded /';
     }
   }
-  return { store: storeFamily(u.scheme), bucket: u.authority, key };
+  return { store: storeFamily(scheme), bucket, key };
 }
 
 /** Is `p` the directory `root` itself or below it? */

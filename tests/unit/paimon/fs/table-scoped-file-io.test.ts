@@ -159,6 +159,19 @@ describe('object-store keys that are not clean are refused even inside the prefi
   });
 });
 
+describe('stores of other schemes (a catalog brings its own FileIO): keys taken as written', () => {
+  test('an empty authority is the default file system; unclean segments and siblings are refused', () => {
+    const scoped = new TableScopedFileIO(new LocalFileIO(), 'hdfs:///wh/db.db/t');
+    for (const k of ['hdfs:///wh/db.db/t/bucket-0/f.orc', 'hdfs:///wh/db.db/t']) assert.equal(scoped.contains(k), true, k);
+    for (const k of ['hdfs:///wh/db.db/t/../t2/x', 'hdfs:///wh/db.db/t2/x', 'hdfs://nn:8020/wh/db.db/t/x', 'hdfs:///wh/db.db/t//x', '/wh/db.db/t/x']) {
+      assert.equal(scoped.contains(k), false, k);
+    }
+    const named = new TableScopedFileIO(new LocalFileIO(), 'hdfs://nn:8020/wh/db.db/t');
+    assert.equal(named.contains('hdfs://nn:8020/wh/db.db/t/snapshot/LATEST'), true);
+    assert.equal(named.contains('hdfs://other:8020/wh/db.db/t/snapshot/LATEST'), false, 'another name node');
+  });
+});
+
 describe('the scope: external paths, links, a read-only view, messages', () => {
   let wh: string;
   let io: LocalFileIO;
