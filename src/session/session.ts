@@ -275,6 +275,9 @@ export class Session implements SessionView {
     }
     const client = this.clientSocket;
     if (flushClient && !client.destroyed) {
+      // Nothing it sends now is read: a client still pushing a refused packet must not make us
+      // allocate for bytes that are thrown away (the kernel's buffers hold it back instead).
+      client.pause();
       client.end();
       // a client that never reads must not keep the socket forever
       setTimeout(() => client.destroy(), 5000).unref();
