@@ -346,20 +346,6 @@ export class CancellationRegistry {
   }
 }
 
-/**
- * Recognise `KILL [QUERY | CONNECTION] <id>` (MySQL / Doris syntax; a trailing `;` and comments
- * around are allowed). Returns null for anything else, including `KILL QUERY '<query id>'`,
- * which names an FE query and goes upstream.
- */
-export function parseKill(sql: string): { mode: 'query' | 'connection'; id: number } | null {
-  const text = sql.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/(--\s|#)[^\n]*/g, ' ').trim().replace(/;\s*$/, '');
-  const m = /^KILL\s+(?:(QUERY|CONNECTION)\s+)?(\d{1,19})$/i.exec(text);
-  if (!m) return null;
-  const id = Number(m[2]);
-  if (!Number.isSafeInteger(id)) return null;
-  return { mode: m[1]?.toUpperCase() === 'QUERY' ? 'query' : 'connection', id };
-}
-
 /** Throw the signal's abort as a ProcedureError-producing exception at a safe point. */
 export function checkpoint(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));

@@ -15,7 +15,11 @@ const LOCAL = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?
 
 export function parseTimestampMillis(text: string, argument: string): number {
   const s = text.trim();
-  if (/^\d{10,16}$/.test(s)) return Number(s);
+  if (/^\d{10,16}$/.test(s)) {
+    // Epoch milliseconds; past 2^53 a double would round them, so they are refused as written.
+    if (!Number.isSafeInteger(Number(s))) throw new PaimonError('INVALID_ARGUMENT', `${argument} ${s} is past the largest epoch milliseconds accepted (${Number.MAX_SAFE_INTEGER})`);
+    return Number(s);
+  }
   const m = LOCAL.exec(s);
   if (!m) {
     throw new PaimonError(

@@ -87,10 +87,21 @@ function notOwner(target: number): LocalReply {
   return errorReply({ errno: ER_KILL_DENIED_ERROR, sqlState: 'HY000', message: `You are not owner of thread ${target}` });
 }
 
-/** A KILL of a connection this proxy could have: a numeric id within the 32-bit range. */
-function parseConnectionKill(sql: string): KillStatement | null {
+/** ER_NO_SUCH_THREAD, naming the id as written. */
+function unknownThread(target: number | bigint): LocalReply {
+  return errorReply(new ProcedureError('NO_SUCH_THREAD', `Unknown thread id: ${target}`));
+}
+
+/** The connection id a KILL names, when this proxy could have it: within the 32-bit range. */
+function connectionIdOf(target: bigint): number | null {
+  return target >= 0n && target <= BigInt(MAX_CONNECTION_ID) ? Number(target) : null;
+}
+
+/** A KILL of a connection this proxy could have. */
+function parseConnectionKill(sql: string): { target: number; mode: KillStatement['mode'] } | null {
   const k = parseKill(sql);
-  return k !== null && k.target <= MAX_CONNECTION_ID ? k : null;
+  const target = k === null ? null : connectionIdOf(k.target);
+  return k === null || target === null ? null : { target, mode: k.mode };
 }
 
 export class Router implements StatementRouter {
@@ -116,7 +127,11 @@ export class Router implements StatementRouter {
       registry: this.executor.registry,
       currentCatalog: (s) => this.currentCatalog(s),
       state: (s) => this.standaloneState(s),
-      kill: (target, mode, session) => this.killLocal(target, mode, session) ?? this.killUnknown(target, mode, session),
+      kill: (target, mode, session) => {
+        const id = connectionIdOf(target);
+        if (id === null) return unknownThread(target);
+        return this.killLocal(id, mode, session) ?? this.killUnknown(id, mode, session);
+      },
     };
   }
 
@@ -474,8 +489,7 @@ export class Router implements StatementRouter {
       if (mode === 'connection') dir?.close(target);
       return { kind: 'ok' };
     }
-    const e = new ProcedureError('NO_SUCH_THREAD', `Unknown thread id: ${target}`);
-    return errorReply(e);
+    return unknownThread(target);
   }
 }
 

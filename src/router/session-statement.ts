@@ -19,7 +19,8 @@ export interface UseStatement {
 
 /** `KILL [QUERY | CONNECTION] <id>` with a numeric id (a quoted Doris query id is not one). */
 export interface KillStatement {
-  target: number;
+  /** The id exactly as written (KILL takes any size; only ids up to 2^32 - 1 can be connections). */
+  target: bigint;
   mode: 'query' | 'connection';
 }
 
@@ -131,7 +132,7 @@ export function parseKill(sql: string): KillStatement | null {
     const n = c.next();
     if (n.kind !== 'number' || !n.integer) return null;
     c.end();
-    return { target: Number(BigInt(n.text)), mode };
+    return { target: BigInt(n.text), mode };
   });
 }
 

@@ -50,7 +50,7 @@ export interface StandaloneEnv {
   currentCatalog(session: SessionView): string | null;
   state(session: SessionView): StandaloneSessionState;
   /** KILL [QUERY|CONNECTION] id (router-owned: it knows the running calls). */
-  kill(target: number, mode: 'query' | 'connection', session: SessionView): LocalReply;
+  kill(target: bigint, mode: 'query' | 'connection', session: SessionView): LocalReply;
 }
 
 const DEFAULTS = defaultVariables();

@@ -59,9 +59,9 @@ describe('statement readers', () => {
     assert.equal(parseUse('USE'), null);
     assert.equal(parseSwitch('SWITCH `lake` ;'), 'lake');
     assert.equal(parseSwitch('SWITCH a b'), null);
-    assert.deepEqual(parseKill('KILL 12'), { target: 12, mode: 'connection' });
-    assert.deepEqual(parseKill('kill query 3;'), { target: 3, mode: 'query' });
-    assert.deepEqual(parseKill('KILL CONNECTION 4'), { target: 4, mode: 'connection' });
+    assert.deepEqual(parseKill('KILL 12'), { target: 12n, mode: 'connection' });
+    assert.deepEqual(parseKill('kill query 3;'), { target: 3n, mode: 'query' });
+    assert.deepEqual(parseKill('KILL CONNECTION 4'), { target: 4n, mode: 'connection' });
     assert.equal(parseKill("KILL QUERY 'a1b2c3'"), null);
   });
 });

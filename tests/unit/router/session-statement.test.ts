@@ -19,9 +19,9 @@ describe('session statements (both modes read them with the same parser)', () =>
   });
 
   test('KILL reads the mode and a numeric id of any size; a quoted query id is not one', () => {
-    assert.deepEqual(parseKill('KILL 5'), { target: 5, mode: 'connection' });
-    assert.deepEqual(parseKill('kill connection 0x10'), { target: 16, mode: 'connection' });
-    assert.deepEqual(parseKill('KILL QUERY 99999999999'), { target: 99999999999, mode: 'query' });
+    assert.deepEqual(parseKill('KILL 5'), { target: 5n, mode: 'connection' });
+    assert.deepEqual(parseKill('kill connection 0x10'), { target: 16n, mode: 'connection' });
+    assert.deepEqual(parseKill('KILL QUERY 99999999999'), { target: 99999999999n, mode: 'query' });
     assert.equal(parseKill("KILL QUERY 'a1b2'"), null);
     assert.equal(parseKill('KILL 1.5'), null);
     assert.equal(parseKill('KILL 3 4'), null);

@@ -226,6 +226,9 @@ describe('standalone mode answers client bootstrap statements', () => {
   test('KILL in standalone: own connection ids are known, unknown ones are 1094', async () => {
     fresh();
     assert.equal(errOf(await one(router, 'KILL QUERY 999', s)).errno, 1094);
+    const huge = errOf(await one(router, 'KILL 9223372036854775807', s));
+    assert.equal(huge.errno, 1094);
+    assert.match(huge.message, /Unknown thread id: 9223372036854775807$/, 'the id as written, not rounded through a double');
     assert.deepEqual(await one(router, `KILL QUERY ${s.connectionId}`, s), { kind: 'ok' });
   });
 

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { CancellationRegistry, KillReason, ClientGoneReason, parseKill, parseDurationMs, resolveTimeout } from '../../../../procedures/framework/cancellation.js';
+import { CancellationRegistry, KillReason, ClientGoneReason, parseDurationMs, resolveTimeout } from '../../../../procedures/framework/cancellation.js';
 import { CallTimeoutReason, abortError, isProcedureError } from '../../../../procedures/framework/errors.js';
 
 const settings = { defaultMs: 60_000, maxMs: 3_600_000 };
@@ -66,15 +66,6 @@ describe('CancellationRegistry', () => {
     h.dispose();
     assert.deepEqual(reg.list(), []);
   });
-});
-
-test('parseKill recognises the MySQL/Doris forms and leaves query-id kills upstream', () => {
-  assert.deepEqual(parseKill('KILL QUERY 12'), { mode: 'query', id: 12 });
-  assert.deepEqual(parseKill('kill connection 5;'), { mode: 'connection', id: 5 });
-  assert.deepEqual(parseKill('/* c */ KILL 77 '), { mode: 'connection', id: 77 });
-  assert.equal(parseKill("KILL QUERY 'a1b2c3'"), null);
-  assert.equal(parseKill('SELECT 1'), null);
-  assert.equal(parseKill('KILL QUERY 99999999999999999999'), null);
 });
 
 test('SET @paimon_call_timeout is mirrored per connection', async () => {

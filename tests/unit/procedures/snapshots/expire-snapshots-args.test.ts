@@ -75,6 +75,8 @@ describe('argument parsing helpers', () => {
     assert.equal(parseTimestampMillis('2024-01-02T03:04:05+02:00', 'x'), Date.UTC(2024, 0, 2, 1, 4, 5));
     assert.equal(parseTimestampMillis('2024-01-02', 'x'), new Date(2024, 0, 2).getTime());
     assert.equal(parseTimestampMillis('1700000000000', 'x'), 1_700_000_000_000);
+    assert.equal(parseTimestampMillis('9007199254740991', 'x'), Number.MAX_SAFE_INTEGER);
+    assert.throws(() => parseTimestampMillis('9007199254740993', 'older_than'), /older_than 9007199254740993 is past the largest/, 'refused as written, not rounded');
     assert.throws(() => parseTimestampMillis('yesterday', 'older_than'), /older_than 'yesterday' is not a timestamp/);
     assert.throws(() => parseTimestampMillis('2024-13-01', 'x'), /not a valid date/);
   });
