@@ -8,6 +8,8 @@ import type { Catalog } from '../../src/paimon/catalog/catalog.js';
 import type { Identifier } from '../../src/paimon/catalog/identifier.js';
 import { TableScopedFileIO } from '../../src/paimon/fs/table-scoped-file-io.js';
 import { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
+import { CoreOptions } from '../../src/paimon/spec/core-options.js';
+import { DEFAULT_MAIN_BRANCH, isMainBranch } from '../../src/paimon/table/branch.js';
 
 export type ProcedureCatalog = Catalog;
 
@@ -32,16 +34,25 @@ export function tableScopedCatalog(catalog: ProcedureCatalog): ProcedureCatalog 
   });
 }
 
-/** The same table (identity, location, branch) opened again through its scoped view. */
+/**
+ * The same table (identity, location, branch) opened again through its scoped view. Its
+ * external roots are those every schema of the branch (and of main) named: a file written
+ * while an earlier `data-file.external-paths` was set is still the table's, and Paimon deletes
+ * it where its manifest entry says.
+ */
 async function scopeTable(t: FileStoreTable): Promise<FileStoreTable> {
   if (t.fileIO instanceof TableScopedFileIO) return t;
-  let externalPaths: string[] = [];
+  const externalPaths = new Set<string>();
   try {
-    externalPaths = t.options.dataFileExternalPaths();
+    for (const p of t.options.dataFileExternalPaths()) externalPaths.add(p);
+    const managers = [t.schemaManager(), ...(isMainBranch(t.branch) ? [] : [t.schemaManager().copyWithBranch(DEFAULT_MAIN_BRANCH)])];
+    for (const m of managers) {
+      for (const s of await m.listAll()) for (const p of new CoreOptions(s.options).dataFileExternalPaths()) externalPaths.add(p);
+    }
   } catch {
     // No readable schema: the table fails at its first use of the schema anyway; its root is still its scope.
   }
-  const io = new TableScopedFileIO(t.fileIO, t.location, { externalPaths });
+  const io = new TableScopedFileIO(t.fileIO, t.location, { externalPaths: [...externalPaths] });
   return FileStoreTable.open(io, t.location, { database: t.database, table: t.name, branch: t.branch });
 }
 

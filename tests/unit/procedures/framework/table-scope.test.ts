@@ -57,7 +57,21 @@ describe('procedures see their tables through a table-scoped FileIO', () => {
     const u = await ctx.catalog.getTable({ database: 'db', table: 'u' });
     await assert.rejects(u.fileIO.writeFile(`${wh}/ext-a/f`, 'x'), isUnsafePathError);
     assert.equal(ctx.catalog.name, 'paimon');
-    assert.deepEqual(await ctx.catalog.listTables('db'), ['t', 'u']);
+    assert.deepEqual((await ctx.catalog.listTables('db')).filter((n) => n !== 'v'), ['t', 'u']);
+  });
+
+  test('external paths that an earlier schema named stay the table\'s', async () => {
+    const fields = parseDataFields([{ id: 0, name: 'id', type: 'INT' }]);
+    await catalog.createTable('db.v', { fields, options: { 'data-file.external-paths': `${wh}/ext-old` } });
+    const sm = (await catalog.getTable('db.v')).schemaManager();
+    const first = (await sm.latest())!;
+    assert.ok(await sm.commit({ ...first, id: first.id + 1, options: { ...first.options, 'data-file.external-paths': `${wh}/ext-new` } }));
+    const v = await context().resolveTable('db.v');
+    await v.fileIO.writeFile(`${wh}/ext-new/bucket-0/data-0.parquet`, 'new');
+    await v.fileIO.delete(`${wh}/ext-new/bucket-0/data-0.parquet`);
+    await v.fileIO.writeFile(`${wh}/ext-old/bucket-0/data-1.parquet`, 'old');
+    await v.fileIO.delete(`${wh}/ext-old/bucket-0/data-1.parquet`);
+    await assert.rejects(v.fileIO.delete(`${wh}/ext-a/bucket-0/data-1.parquet`), isUnsafePathError, 'another table\'s external path');
   });
 
   test('the catalog-wide FileIO of a procedure only reads', async () => {
