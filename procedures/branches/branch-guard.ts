@@ -23,6 +23,36 @@ export const RESULT_COLUMN = { name: 'result', type: 'boolean', description: "Pa
 
 export const DRY_RUN_COLUMN = { name: 'dry_run', type: 'boolean', description: 'Whether this was a dry run (nothing changed).' } as const;
 
+/** Branch changes a catalog that owns the table's versions makes itself. */
+export interface CatalogBranches {
+  createBranch(database: string, table: string, branch: string, fromTag?: string | null): Promise<void>;
+  dropBranch(database: string, table: string, branch: string): Promise<void>;
+  fastForward(database: string, table: string, branch: string): Promise<void>;
+}
+
+/**
+ * The catalog's branch operations when it owns the table's versions (Paimon's
+ * `supportsVersionManagement`: the REST catalog), else null. Java's tables then use a
+ * CatalogBranchManager: branches are created, dropped and fast-forwarded by the catalog, which
+ * keeps the branches' latest snapshots, not by writing the branch files; a procedure that
+ * changed the files behind its back would leave the catalog's state behind.
+ */
+export function catalogBranches(ctx: ProcedureContext): CatalogBranches | null {
+  const c = ctx.catalog;
+  if (c.supportsVersionManagement !== true || !c.createBranch || !c.dropBranch || !c.fastForward) return null;
+  return { createBranch: c.createBranch.bind(c), dropBranch: c.dropBranch.bind(c), fastForward: c.fastForward.bind(c) };
+}
+
+/**
+ * NOT_SUPPORTED for a branch change that a version-managing catalog cannot make (Paimon:
+ * RESTCatalog.renameBranch is unsupported, CatalogBranchManager refuses merges), or one on a
+ * branch table that the catalog's branch API (which addresses the main table) has no form for.
+ */
+export function refuseUnderCatalogBranches(ctx: ProcedureContext, t: FileStoreTable, what: string, instead: string): void {
+  if (catalogBranches(ctx) === null) return;
+  throw new ProcedureError('NOT_SUPPORTED', `${what} of ${t.identifier} is not supported by catalog '${ctx.catalog.name}', which manages the table's versions itself; ${instead}`);
+}
+
 /** The same table on another branch (main for 'main'). */
 export async function tableOnBranch(ctx: ProcedureContext, t: FileStoreTable, branch: string): Promise<FileStoreTable> {
   if (branch === t.branch) return t;

@@ -8,7 +8,8 @@
  */
 import { ProcedureError } from '../framework/errors.js';
 import { defineProcedure } from '../framework/registry.js';
-import { RESULT_COLUMN, TABLE_PARAM } from './branch-guard.js';
+import { isMainBranch } from '../../src/paimon/table/branch.js';
+import { catalogBranches, refuseUnderCatalogBranches, RESULT_COLUMN, TABLE_PARAM } from './branch-guard.js';
 
 /** Spark parses the string with Boolean.parseBoolean; we also take 1/0 and refuse anything else. */
 export function parseIgnoreIfExists(v: string | null): boolean {
@@ -44,8 +45,19 @@ export const createBranch = defineProcedure({
     const bm = t.branchManager();
     let fromSnapshot: number | null = null;
     if (tag !== null) fromSnapshot = (await t.tagManager().getOrThrow(tag)).id;
+    const viaCatalog = catalogBranches(ctx);
+    if (viaCatalog !== null && !isMainBranch(t.branch)) {
+      refuseUnderCatalogBranches(ctx, t, 'creating a branch from another branch', `create it from ${t.database}.${t.name} (a tag of main)`);
+    }
     ctx.progress({ phase: 'commit' });
-    const created = tag === null ? await bm.createBranch(args.branch, { ignoreIfExists: ignore }) : await bm.createBranchFromTag(args.branch, tag, { ignoreIfExists: ignore });
+    let created: boolean;
+    if (viaCatalog !== null) {
+      // CatalogBranchManager.createBranch: ignoreIfExists asks the catalog's branch list first.
+      created = !(ignore && (await ctx.catalog.branchExists(t.database, t.name, args.branch)));
+      if (created) await viaCatalog.createBranch(t.database, t.name, args.branch, tag);
+    } else {
+      created = tag === null ? await bm.createBranch(args.branch, { ignoreIfExists: ignore }) : await bm.createBranchFromTag(args.branch, tag, { ignoreIfExists: ignore });
+    }
     if (created) {
       ctx.markCommitted();
       ctx.reportAffected(`${t.database}.${t.name}$branch_${args.branch}`);

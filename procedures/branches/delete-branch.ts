@@ -13,7 +13,7 @@ import { isMainBranch } from '../../src/paimon/table/branch.js';
 import { ProcedureError, toProcedureError } from '../framework/errors.js';
 import { nameList } from '../framework/name-list.js';
 import { defineProcedure } from '../framework/registry.js';
-import { checkNotConfiguredBranch, checkPin, DRY_RUN_COLUMN, DRY_RUN_PARAM, pinnedLatest, readPin, RESULT_COLUMN, TABLE_PARAM } from './branch-guard.js';
+import { catalogBranches, checkNotConfiguredBranch, checkPin, DRY_RUN_COLUMN, DRY_RUN_PARAM, pinnedLatest, readPin, RESULT_COLUMN, TABLE_PARAM } from './branch-guard.js';
 
 export const deleteBranch = defineProcedure({
   name: 'delete_branch',
@@ -63,9 +63,11 @@ export const deleteBranch = defineProcedure({
     ctx.throwIfAborted();
     ctx.progress({ phase: 'commit' });
     const done: string[] = [];
+    const viaCatalog = catalogBranches(ctx);
     for (const b of names) {
       try {
-        await bm.dropBranch(b);
+        if (viaCatalog !== null) await viaCatalog.dropBranch(t.database, t.name, b);
+        else await bm.dropBranch(b);
       } catch (e) {
         const err = toProcedureError(e);
         throw new ProcedureError(

@@ -19,10 +19,11 @@
  * - A kill at any step leaves the target readable; a rerun completes it.
  */
 import { hasLosses, type FastForwardLosses } from '../../src/paimon/branches/fast-forward-plan.js';
+import { isMainBranch } from '../../src/paimon/table/branch.js';
 import { compactIdRanges } from '../framework/file-deleter.js';
 import { ProcedureError } from '../framework/errors.js';
 import { defineProcedure } from '../framework/registry.js';
-import { checkPin, DRY_RUN_COLUMN, DRY_RUN_PARAM, pinnedLatest, readPin, RESULT_COLUMN, TABLE_PARAM } from './branch-guard.js';
+import { catalogBranches, checkPin, refuseUnderCatalogBranches, DRY_RUN_COLUMN, DRY_RUN_PARAM, pinnedLatest, readPin, RESULT_COLUMN, TABLE_PARAM } from './branch-guard.js';
 
 export function describeLosses(l: FastForwardLosses, fork: number): string {
   const parts: string[] = [];
@@ -62,6 +63,10 @@ export const fastForward = defineProcedure({
   destructive: true,
   async run(args, ctx) {
     const t = await ctx.resolveTable(args.table);
+    const viaCatalog = catalogBranches(ctx);
+    if (viaCatalog !== null && !isMainBranch(t.branch)) {
+      refuseUnderCatalogBranches(ctx, t, 'fast-forwarding a branch other than main', `call fast_forward on ${t.database}.${t.name}`);
+    }
     const bm = t.branchManager();
     ctx.progress({ phase: 'plan' });
     // Pin first, plan after: whatever moves in between is caught by the check before writing.
@@ -94,6 +99,9 @@ export const fastForward = defineProcedure({
       forced: args.force,
       dry_run: args.dry_run,
     });
+    const warnReplaced = (): void => {
+      if (plan.losses.snapshots.length > 0) ctx.warn('fast_forward: data files of the replaced snapshots stay on storage; run remove_orphan_files to reclaim them.');
+    };
     const deletions = plan.deleteSnapshots.length + plan.deleteSchemas.length + plan.deleteTags.length;
     if (args.dry_run) {
       return { rows: [row(plan.writeSnapshots, deletions, plan.latestSnapshotId)], info: `would fast-forward ${t.identifier} to branch ${args.branch} (snapshot ${plan.latestSnapshotId})` };
@@ -104,6 +112,13 @@ export const fastForward = defineProcedure({
     ctx.progress({ phase: 'commit', message: 'target snapshots after the fork, then schemas, then the branch snapshots ascending, tags, hints' });
     ctx.markCommitted();
     ctx.reportAffected(t.identifier);
+    if (viaCatalog !== null) {
+      // The catalog moves main to the branch (CatalogBranchManager.fastForward); the plan, made
+      // from the same files, says what that replaces.
+      await viaCatalog.fastForward(t.database, t.name, args.branch);
+      warnReplaced();
+      return { rows: [row(plan.writeSnapshots, 0, await t.snapshotManager().latestSnapshotId())], info: `fast-forwarded ${t.identifier} to branch ${args.branch} through catalog '${ctx.catalog.name}'` };
+    }
     const out = await bm.executeFastForward(state);
     if (out.conflictAt !== null) {
       throw new ProcedureError(
@@ -113,7 +128,7 @@ export const fastForward = defineProcedure({
         { committed: out.writtenSnapshots.length > 0 || out.deletedFiles > 0 },
       );
     }
-    if (plan.losses.snapshots.length > 0) ctx.warn('fast_forward: data files of the replaced snapshots stay on storage; run remove_orphan_files to reclaim them.');
+    warnReplaced();
     return { rows: [row(out.writtenSnapshots, out.deletedFiles, await t.snapshotManager().latestSnapshotId())], info: `fast-forwarded ${t.identifier} to branch ${args.branch}` };
   },
 });

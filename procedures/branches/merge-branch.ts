@@ -17,7 +17,7 @@ import { planMergeBranch, rowTrackingEnabled } from '../../src/paimon/branches/m
 import type { Snapshot } from '../../src/paimon/spec/snapshot.js';
 import { ProcedureError } from '../framework/errors.js';
 import { defineProcedure } from '../framework/registry.js';
-import { checkPin, DRY_RUN_COLUMN, DRY_RUN_PARAM, readPin, RESULT_COLUMN, TABLE_PARAM, tableOnBranch } from './branch-guard.js';
+import { checkPin, refuseUnderCatalogBranches, DRY_RUN_COLUMN, DRY_RUN_PARAM, readPin, RESULT_COLUMN, TABLE_PARAM, tableOnBranch } from './branch-guard.js';
 
 export const mergeBranch = defineProcedure({
   name: 'merge_branch',
@@ -44,6 +44,7 @@ export const mergeBranch = defineProcedure({
   destructive: true,
   async run(args, ctx) {
     const t = await ctx.resolveTable(args.table);
+    refuseUnderCatalogBranches(ctx, t, 'merging branches', 'fast_forward the target to the source branch when the target has no commits of its own');
     const bm = t.branchManager();
     const sourceName = args.source_branch;
     const targetName = args.target_branch.trim() === '' ? 'main' : args.target_branch;

@@ -12,7 +12,7 @@
 import { ProcedureError } from '../framework/errors.js';
 import { defineProcedure } from '../framework/registry.js';
 import { validateBranchName } from '../../src/paimon/table/branch.js';
-import { checkNotConfiguredBranch, checkPin, DRY_RUN_COLUMN, DRY_RUN_PARAM, pinnedLatest, readPin, RESULT_COLUMN, TABLE_PARAM } from './branch-guard.js';
+import { checkNotConfiguredBranch, checkPin, refuseUnderCatalogBranches, DRY_RUN_COLUMN, DRY_RUN_PARAM, pinnedLatest, readPin, RESULT_COLUMN, TABLE_PARAM } from './branch-guard.js';
 
 export const renameBranch = defineProcedure({
   name: 'rename_branch',
@@ -36,6 +36,7 @@ export const renameBranch = defineProcedure({
   destructive: true,
   async run(args, ctx) {
     const t = await ctx.resolveTable(args.table);
+    refuseUnderCatalogBranches(ctx, t, 'renaming a branch', 'create the new branch from a tag and delete the old one');
     const bm = t.branchManager();
     const from = args.from_branch;
     const to = args.to_branch;

@@ -11,6 +11,9 @@
  * after the LATEST hint moved would build on the removed history; we detect a snapshot
  * above the pinned latest afterwards and report it.
  */
+import type { RollbackInstant } from '../../src/paimon/catalog/catalog.js';
+import type { Identifier } from '../../src/paimon/catalog/identifier.js';
+import { isMainBranch } from '../../src/paimon/table/branch.js';
 import { PaimonError, isPaimonError } from '../../src/paimon/errors.js';
 import { commitHint, EARLIEST, LATEST, listVersionedFileStatus, readHint } from '../../src/paimon/table/hint-file.js';
 import { isNoopRollback, planRollback, type RollbackPlan, type RollbackTarget } from '../../src/paimon/maintenance/rollback-plan.js';
@@ -171,6 +174,18 @@ export async function executeRollback(
     );
   }
   ctx.throwIfAborted();
+  if (ctx.catalog.supportsVersionManagement === true && ctx.catalog.rollbackTo !== undefined) {
+    // The catalog owns the table's versions (REST): it rolls back and removes what follows, as
+    // Java's SnapshotManager.rollback hands the Instant to the catalog; the plan only reports.
+    // fromSnapshot makes the server refuse if a writer committed since the pin check.
+    ctx.progress({ phase: 'commit', message: 'rollback through the catalog' });
+    ctx.markCommitted();
+    ctx.reportAffected(t.identifier);
+    const instant: RollbackInstant = plan.target.tagName !== null ? { kind: 'tag', tagName: plan.target.tagName } : { kind: 'snapshot', snapshotId: plan.target.snapshotId };
+    const id: Identifier = { database: t.database, table: t.name, ...(isMainBranch(t.branch) ? {} : { branch: t.branch }) };
+    await ctx.catalog.rollbackTo(id, instant, state.generation.latestId);
+    return row(true);
+  }
   ctx.progress({ phase: 'commit', message: 'LATEST hint first, then snapshot files newest first' });
   ctx.markCommitted();
   ctx.reportAffected(t.identifier);

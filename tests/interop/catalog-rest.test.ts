@@ -236,15 +236,80 @@ for (const [serverVersion, javaVersion] of VERSIONS) {
       assert.equal(await serverLatest(), latest);
     });
 
-    test(
-      'rollback_to through the proxy goes through the catalog',
-      { todo: 'procedures/snapshots/rollback-to.ts must call Catalog.rollbackTo when the catalog supportsVersionManagement' },
-      async () => {
-        const latest = fileLatest(tableDir);
-        await call(`CALL paimon.sys.rollback_to(\`table\` => '${DB}.${T}', snapshot_id => ${latest - 1})`);
-        assert.equal(await serverLatest(), latest - 1, "the server's latest follows the rollback");
-        await javaKeepsWriting(600);
-      },
-    );
+    test('rollback_to through the proxy goes through the catalog; Java reads what its own rollback gives', async () => {
+      const latest = fileLatest(tableDir);
+      const copy = copyTable('rollback-proxy');
+      await jfs.rollback(copy, DB, T, latest - 1);
+      const row = await call(`CALL paimon.sys.rollback_to(\`table\` => '${DB}.${T}', snapshot_id => ${latest - 1})`);
+      assert.equal(Number(row.current_snapshot_id), latest - 1);
+      assert.equal(await serverLatest(), latest - 1, "the server's latest follows the rollback");
+      assert.equal(existsSync(join(tableDir, 'snapshot', `snapshot-${latest}`)), false, 'the server removed the later snapshot');
+      same(await readRest(), await jfs.read(copy, DB, T), 'rows after the rollback = rows after Java rollback on its copy');
+      await javaKeepsWriting(600);
+    });
+
+    test('branches are created, dropped and fast-forwarded by the catalog; renames and merges are NOT_SUPPORTED', async () => {
+      const headers = { Authorization: `Bearer ${TOKEN}` };
+      const serverBranches = async (): Promise<string[]> => {
+        const res = await fetch(`${server.url}v1/paimon/databases/${DB}/tables/${T}/branches`, { headers });
+        assert.equal(res.status, 200);
+        return (((await res.json()) as { branches: string[] | null }).branches ?? []).sort();
+      };
+      /** The latest snapshot the server keeps for a branch (its own bookkeeping, moved only by its endpoints). */
+      const serverBranchLatest = async (b: string): Promise<number> => {
+        const res = await fetch(`${server.url}v1/paimon/databases/${DB}/tables/${encodeURIComponent(`${T}$branch_${b}`)}/snapshot`, { headers });
+        assert.equal(res.status, 200);
+        return ((await res.json()) as { snapshot: { snapshot: { id: number } } }).snapshot.snapshot.id;
+      };
+      // What Paimon Java's own RESTCatalog gets from this server for a branch from a tag decides
+      // what ours must get: the same success, or a clear refusal.
+      const javaFromTag = await jrest.createBranch('rest', DB, T, 'b_java', 'rest_tag').then(
+        () => null,
+        (e: Error) => e.message,
+      );
+      const fromTag = await conn.query(`CALL paimon.sys.create_branch(\`table\` => '${DB}.${T}', branch => 'b_rest', tag => 'rest_tag')`).then(
+        () => null,
+        (e: { message: string; errno: number }) => e,
+      );
+      if (javaFromTag === null) assert.equal(fromTag, null, 'Java creates a branch from the tag through this server, so do we');
+      else {
+        assert.ok(fromTag !== null, `Java's RESTCatalog could not (${javaFromTag.slice(0, 200)}), neither can we`);
+        assert.match(fromTag.message, /REST catalog 'paimon' at http:\/\/[^ ]+: creating branch b_rest of interop\.t from tag rest_tag failed/);
+      }
+      // (Paimon 1.4.2's server answers 404 after it made the branch: what it leaves must be the same for both.)
+      const afterTag = await serverBranches();
+      assert.equal(afterTag.includes('b_rest'), afterTag.includes('b_java'), `the server keeps the same after our call as after Java's: ${afterTag.join(',')}`);
+      await call(`CALL paimon.sys.create_branch(\`table\` => '${DB}.${T}', branch => 'b_drop')`);
+      const made = [...afterTag, 'b_drop'].sort();
+      assert.deepEqual(await serverBranches(), made, 'the server lists the branch we created');
+      const again = await call(`CALL paimon.sys.create_branch(\`table\` => '${DB}.${T}', branch => 'b_drop', ignore_if_exists => 'true')`);
+      assert.equal(Boolean(Number(again.created)), false, 'ignore_if_exists asks the catalog');
+      await call(`CALL paimon.sys.delete_branch(\`table\` => '${DB}.${T}', branch => 'b_drop')`);
+      assert.deepEqual(await serverBranches(), made.filter((b) => b !== 'b_drop'));
+      assert.equal(existsSync(join(tableDir, 'branch', 'branch-b_drop')), false, 'the server removed the branch directory');
+      for (const sql of [
+        `CALL paimon.sys.rename_branch(\`table\` => '${DB}.${T}', from_branch => 'b_java', to_branch => 'b_new')`,
+        `CALL paimon.sys.merge_branch(\`table\` => '${DB}.${T}', source_branch => 'b_java')`,
+      ]) {
+        const e = await callError(sql);
+        assert.equal(e.errno, 1235, `${sql}: ${e.message}`);
+        assert.match(e.message, /not supported by catalog 'paimon', which manages the table's versions itself/);
+      }
+      assert.deepEqual(await serverBranches(), made.filter((b) => b !== 'b_drop'), 'refusals change nothing');
+      if (javaFromTag !== null) return;
+      // Main moves on after the branch was made, so a fast-forward that did not go through the
+      // catalog would leave the server's latest where main is.
+      await javaKeepsWriting(700);
+      const mainBefore = await serverLatest();
+      const branchRecorded = await serverBranchLatest('b_rest');
+      assert.notEqual(branchRecorded, mainBefore);
+      const copy = copyTable('fast-forward');
+      await jfs.runMain('BranchTool', ['fast-forward', copy, DB, T, 'b_rest']);
+      const row = await call(`CALL paimon.sys.fast_forward(\`table\` => '${DB}.${T}', branch => 'b_rest', force => true)`);
+      assert.equal(Number(row.current_snapshot_id), 3, "main's files are the branch's history: the tag's snapshot 3");
+      assert.equal(await serverLatest(), branchRecorded, "the server moved main to the branch (its endpoint ran), not left it where it was");
+      assert.deepEqual(listTree(join(tableDir, 'snapshot')).filter((f) => f.startsWith('snapshot-')), listTree(join(copy, `${DB}.db`, T, 'snapshot')).filter((f) => f.startsWith('snapshot-')), 'the snapshot files Java leaves on its copy');
+      same(await jfs.read(join(tableDir, '..', '..'), DB, T), await jfs.read(copy, DB, T), 'rows after the fast-forward = rows after Java fast_forward on its copy');
+    });
   });
 }
