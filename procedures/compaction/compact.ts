@@ -28,6 +28,7 @@ import { parsePartitionPredicate, parsePartitionsArgument, parseBucketsArgument 
 import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
 import { ProcedureError } from '../framework/errors.js';
 import type { ProcedureContext } from '../framework/context.js';
+import { describeMaintenance, runCommitMaintenance, type CommitMaintenance } from '../maintenance/after-commit.js';
 import { defineProcedure } from '../framework/registry.js';
 import type { ProcedureResult } from '../framework/result.js';
 import { parseOptions } from '../framework/time-args.js';
@@ -130,7 +131,13 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
       onProgress: (p) => ctx.progress({ phase: 'compact', done: p.bucketsDone, total: p.bucketsTotal, message: `rows read ${p.rowsRead}, written ${p.rowsWritten}, bytes written ${p.bytesWritten}` }),
     }),
   );
-  return compactResult(args, r, r.buckets, r.filesUpgraded, `committed snapshot ${r.committedSnapshotId}`);
+  return compactResult(args, r, r.buckets, r.filesUpgraded, `committed snapshot ${r.committedSnapshotId}`, await afterCommit(ctx, args, r, dynamicOptions));
+}
+
+/** TableCommitImpl's maintenance after a committed compaction (procedures/maintenance/after-commit.ts); null when nothing was committed. */
+async function afterCommit(ctx: ProcedureContext, args: CompactArgs, r: { committedSnapshotId: number | null }, dynamicOptions: Record<string, string>): Promise<CommitMaintenance | null> {
+  if (args.dry_run || r.committedSnapshotId === null) return null;
+  return runCommitMaintenance(ctx, args.table, dynamicOptions);
 }
 
 async function runSortCompact(
@@ -159,11 +166,18 @@ async function runSortCompact(
     }),
   );
   // An unaware-bucket table has one bucket (0) per partition; sort compaction upgrades nothing.
-  return compactResult(args, r, r.partitions, 0, `sort compaction (${strategy} by ${orderBy.join(', ')}): committed OVERWRITE snapshot ${r.committedSnapshotId}`);
+  return compactResult(
+    args,
+    r,
+    r.partitions,
+    0,
+    `sort compaction (${strategy} by ${orderBy.join(', ')}): committed OVERWRITE snapshot ${r.committedSnapshotId}`,
+    await afterCommit(ctx, args, r, dynamicOptions),
+  );
 }
 
 /** The result row: Paimon's `result`, then what was compacted and committed. */
-function compactResult(args: CompactArgs, r: SortCompactResult, buckets: number, filesUpgraded: number, committed: string): ProcedureResult {
+function compactResult(args: CompactArgs, r: SortCompactResult, buckets: number, filesUpgraded: number, committed: string, maintenance: CommitMaintenance | null): ProcedureResult {
   return {
     rows: [
       {
@@ -181,9 +195,10 @@ function compactResult(args: CompactArgs, r: SortCompactResult, buckets: number,
         pinned_snapshot_id: r.baseSnapshotId,
         dry_run: args.dry_run,
         message: r.skippedReason,
+        maintenance: maintenance === null ? null : JSON.stringify(maintenance),
       },
     ],
-    info: r.skippedReason ?? (args.dry_run ? 'dry run: nothing committed' : committed),
+    info: r.skippedReason ?? (args.dry_run ? 'dry run: nothing committed' : maintenance === null ? committed : `${committed}; ${describeMaintenance(maintenance)}`),
   };
 }
 
@@ -225,7 +240,7 @@ async function runCompaction<R extends { committedSnapshotId: number | null }>(
 export const compact = defineProcedure({
   name: 'compact',
   description:
-    "Compact a table: merge the files of each bucket (primary-key tables: with the merge engine, to the top level for a full compaction; append tables: small files), committed as one COMPACT snapshot. With order_strategy order/zorder/hilbert: sort compaction of an unaware-bucket append table, the selected partitions rewritten sorted (Paimon's z-order / Hilbert keys) and committed as one OVERWRITE snapshot of those partitions.",
+    "Compact a table: merge the files of each bucket (primary-key tables: with the merge engine, to the top level for a full compaction; append tables: small files), committed as one COMPACT snapshot; then, unless the table or the call's options say write-only, what Paimon's commit runs after it, by the table's options (automatic tag creation and tag expiry, partition expiry, consumer expiry, snapshot expiry). With order_strategy order/zorder/hilbert: sort compaction of an unaware-bucket append table, the selected partitions rewritten sorted (Paimon's z-order / Hilbert keys) and committed as one OVERWRITE snapshot of those partitions.",
   params: [
     { name: 'table', type: 'string', required: true, description: "Table identifier 'db.tbl' or 'db.tbl$branch_<name>'." },
     { name: 'partitions', type: 'string', description: "Partitions to compact: 'p=v,q=w;p=v2' (',' = AND, ';' = OR). Exclusive with where." },
@@ -253,6 +268,12 @@ export const compact = defineProcedure({
     { name: 'pinned_snapshot_id', type: 'bigint', description: 'Latest snapshot the compaction was planned from.' },
     { name: 'dry_run', type: 'boolean', description: 'Whether this was a dry run.' },
     { name: 'message', type: 'string', description: 'Why nothing was compacted, when that is the case.' },
+    {
+      name: 'maintenance',
+      type: 'json',
+      description:
+        "What ran after the commit, as Paimon's commit runs it (unless write-only): tags created and expired, partitions, consumers and snapshots expired, failed steps; null when nothing was committed.",
+    },
   ],
   privilege: { privilege: 'ALTER', on: 'table' },
   destructive: false,
