@@ -18,13 +18,10 @@
  * Only missing files are tolerated (FILE_NOT_FOUND); anything else fails the plan, as in
  * expire-plan.ts.
  */
-import { isPaimonError } from '../errors.js';
-import { findPreviousTag, findSkippingTags } from '../maintenance/expire-plan.js';
+import { addChangelogFiles, deletedInDelta, findSkippingTags, onlyMissing, tagSkippers, tryReadManifestList } from '../maintenance/expire-plan.js';
 import {
   bucketFileKey,
-  mergeEntries,
   type FileLocator,
-  type MaintenanceFileEntry,
   type MaintenanceReader,
   type ManifestFileRef,
   type PlannedFile,
@@ -63,24 +60,6 @@ export interface ExpireChangelogPlan {
   warnings: string[];
 }
 
-function onlyMissing(e: unknown): void {
-  if (!isPaimonError(e, 'FILE_NOT_FOUND')) throw e;
-}
-
-function describe(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-/** FileDeletionBase.tryReadManifestList: a list already deleted reads as empty. */
-async function tryReadManifestList(reader: MaintenanceReader, name: string): Promise<ManifestFileRef[]> {
-  try {
-    return await reader.readManifestList(name);
-  } catch (e) {
-    onlyMissing(e);
-    return [];
-  }
-}
-
 /** ChangelogDeletion.manifestSkippingSet: what the kept snapshots still use; missing lists are passed over. */
 async function changelogSkippingSet(reader: MaintenanceReader, keep: readonly SnapshotLike[]): Promise<Set<string>> {
   const skipping = new Set<string>();
@@ -108,17 +87,6 @@ async function changelogSkippingSet(reader: MaintenanceReader, keep: readonly Sn
     if (s.statistics) skipping.add(s.statistics);
   }
   return skipping;
-}
-
-/** (partition, bucket, fileName) of every file live in a tag (FileDeletionBase.addMergedDataFiles); throws when a manifest is unreadable. */
-async function tagFileKeys(reader: MaintenanceReader, tag: SnapshotLike): Promise<Set<string>> {
-  const merged = new Map<string, MaintenanceFileEntry>();
-  for (const list of [tag.baseManifestList, tag.deltaManifestList]) {
-    for (const m of await reader.readManifestList(list)) mergeEntries(await reader.readManifest(m.fileName), merged);
-  }
-  const keys = new Set<string>();
-  for (const e of merged.values()) if (e.kind === 'ADD') keys.add(bucketFileKey(e));
-  return keys;
 }
 
 export async function planExpireChangelogs(input: ExpireChangelogPlanInput, reader: MaintenanceReader, locator: FileLocator): Promise<ExpireChangelogPlan> {
@@ -150,7 +118,7 @@ export async function planExpireChangelogs(input: ExpireChangelogPlanInput, read
   const manifestLists: PlannedFile[] = [];
   const changelogIds: number[] = [];
   const skippedIds: number[] = [];
-  const tagKeys = new Map<number, Set<string> | null>();
+  const skipperFor = tagSkippers(reader, input.taggedSnapshots, warnings);
 
   const collectList = async (list: string, size: number | null | undefined): Promise<void> => {
     for (const m of await tryReadManifestList(reader, list)) {
@@ -167,60 +135,19 @@ export async function planExpireChangelogs(input: ExpireChangelogPlanInput, read
 
   for (const c of input.changelogs) {
     // createDataFileSkipperForTags: built (and required) for every changelog, as Paimon does.
-    const tagIndex = findPreviousTag(input.taggedSnapshots, c.id);
-    let skipper: Set<string> | null = new Set();
-    if (tagIndex >= 0) {
-      const tag = input.taggedSnapshots[tagIndex];
-      if (!tagKeys.has(tag.id)) {
-        try {
-          tagKeys.set(tag.id, await tagFileKeys(reader, tag));
-        } catch (e) {
-          onlyMissing(e);
-          tagKeys.set(tag.id, null);
-          warnings.push(`cannot read the files of tagged snapshot ${tag.id}: ${describe(e)}`);
-        }
-      }
-      skipper = tagKeys.get(tag.id) ?? null;
-    }
+    const skipper = await skipperFor(c.id);
     if (skipper === null) {
       skippedIds.push(c.id);
       warnings.push(`changelog ${c.id} kept: its tag's file set could not be built`);
       continue;
     }
     if (c.changelogManifestList) {
-      for (const m of await tryReadManifestList(reader, c.changelogManifestList)) {
-        let entries: MaintenanceFileEntry[];
-        try {
-          entries = await reader.readManifest(m.fileName);
-        } catch (e) {
-          onlyMissing(e);
-          continue; // Paimon ignores an unavailable changelog manifest
-        }
-        for (const e of entries) {
-          if (e.kind !== 'ADD') continue;
-          const path = locator.dataFilePath(e);
-          dataFiles.set(path, { path, kind: 'changelog', bytes: e.fileSize });
-        }
-      }
+      await addChangelogFiles(reader, locator, c.changelogManifestList, dataFiles);
       await collectList(c.changelogManifestList, c.changelogManifestListSize);
     } else {
-      const deleted = new Map<string, { entry: MaintenanceFileEntry; extras: string[] }>();
-      let cancelled = false;
-      try {
-        for (const m of await tryReadManifestList(reader, c.deltaManifestList)) {
-          for (const e of await reader.readManifest(m.fileName)) {
-            const path = locator.dataFilePath(e);
-            // A DELETE and an ADD of the same file in one delta is an upgrade: the file stays.
-            if (e.kind === 'ADD') deleted.delete(path);
-            else deleted.set(path, { entry: e, extras: e.extraFiles.map((x) => locator.extraFilePath(e, x)) });
-          }
-        }
-      } catch (e) {
-        onlyMissing(e);
-        cancelled = true;
-        warnings.push(`data files of changelog ${c.id} kept: a manifest of its delta is missing`);
-      }
-      if (!cancelled) {
+      const deleted = await deletedInDelta(reader, locator, c);
+      if (deleted === null) warnings.push(`data files of changelog ${c.id} kept: a manifest of its delta is missing`);
+      else {
         for (const [path, { entry, extras }] of deleted) {
           if (skipper.has(bucketFileKey(entry))) continue;
           dataFiles.set(path, { path, kind: 'data', bytes: entry.fileSize });

@@ -111,11 +111,11 @@ export function findSkippingTags(
 }
 
 /** Rethrows everything but a missing file: only FILE_NOT_FOUND may turn into "nothing" or a warning. */
-function onlyMissing(e: unknown): void {
+export function onlyMissing(e: unknown): void {
   if (!isPaimonError(e, 'FILE_NOT_FOUND')) throw e;
 }
 
-async function tryReadManifestList(reader: MaintenanceReader, name: string): Promise<ManifestFileRef[]> {
+export async function tryReadManifestList(reader: MaintenanceReader, name: string): Promise<ManifestFileRef[]> {
   // A killed earlier run may have deleted it already; Paimon reads "nothing" then.
   try {
     return await reader.readManifestList(name);
@@ -149,8 +149,54 @@ async function tagDataFileKeys(reader: MaintenanceReader, tag: SnapshotLike): Pr
   return keys;
 }
 
-/** Files removed by the snapshot's delta (planDeletedInDeltaManifest), before the skipper. */
-async function deletedInDelta(
+/**
+ * The files a changelog manifest list adds (ChangelogDeletion.cleanUnusedDataFiles), into
+ * `into`; an unreadable manifest is passed over (its files become orphans), as Paimon does.
+ */
+export async function addChangelogFiles(reader: MaintenanceReader, locator: FileLocator, changelogManifestList: string, into: Map<string, PlannedFile>): Promise<void> {
+  for (const m of await tryReadManifestList(reader, changelogManifestList)) {
+    let entries: MaintenanceFileEntry[];
+    try {
+      entries = await reader.readManifest(m.fileName);
+    } catch (e) {
+      onlyMissing(e);
+      continue;
+    }
+    for (const e of entries) {
+      if (e.kind !== 'ADD') continue;
+      const path = locator.dataFilePath(e);
+      into.set(path, { path, kind: 'changelog', bytes: e.fileSize });
+    }
+  }
+}
+
+/**
+ * The data-file skipper of the nearest tag before each snapshot (createDataFileSkipperForTags):
+ * the keys a tag holds, built once per tag; an empty set without a tag before it, and null when
+ * the tag's files cannot be read (said in `warnings`), so that nothing of that snapshot is deleted.
+ */
+export function tagSkippers(reader: MaintenanceReader, taggedSnapshots: readonly SnapshotLike[], warnings: string[]): (snapshotId: number) => Promise<Set<string> | null> {
+  const built = new Map<number, Set<string> | null>();
+  const none = new Set<string>();
+  return async (snapshotId) => {
+    const tagIndex = findPreviousTag(taggedSnapshots, snapshotId);
+    if (tagIndex < 0) return none;
+    const tag = taggedSnapshots[tagIndex];
+    if (!built.has(tag.id)) {
+      try {
+        built.set(tag.id, await tagDataFileKeys(reader, tag));
+      } catch (e) {
+        onlyMissing(e);
+        built.set(tag.id, null);
+        warnings.push(`cannot read the files of tagged snapshot ${tag.id}: ${describe(e)}`);
+      }
+    }
+    return built.get(tag.id) ?? null;
+  };
+}
+
+/** Files removed by the snapshot's delta (planDeletedInDeltaManifest), before the skipper; null when a manifest of it is missing. */
+export async function deletedInDelta(
   reader: MaintenanceReader,
   locator: FileLocator,
   s: SnapshotLike,
@@ -202,26 +248,12 @@ export async function planExpire(
 
   // 1. Data files: a file DELETEd by snapshot s (begin < s <= end) was last used by s-1,
   //    unless the nearest tag before s still holds it.
-  const skippers = new Map<number, Set<string> | null>();
+  const skipperFor = tagSkippers(reader, taggedSnapshots, warnings);
   const dataFiles = new Map<string, PlannedFile>();
   const skipAppendFiles = input.changelogDecoupled && !input.produceChangelog;
   for (const s of snapshots) {
     if (s.id === begin) continue;
-    const tagIndex = findPreviousTag(taggedSnapshots, s.id);
-    let skipper: Set<string> | null = new Set();
-    if (tagIndex >= 0) {
-      const tag = taggedSnapshots[tagIndex];
-      if (!skippers.has(tag.id)) {
-        try {
-          skippers.set(tag.id, await tagDataFileKeys(reader, tag));
-        } catch (e) {
-          onlyMissing(e);
-          skippers.set(tag.id, null);
-          warnings.push(`cannot read the files of tagged snapshot ${tag.id}: ${describe(e)}`);
-        }
-      }
-      skipper = skippers.get(tag.id) ?? null;
-    }
+    const skipper = await skipperFor(s.id);
     if (skipper === null) {
       warnings.push(`data files of snapshot ${s.id} kept: its tag's file set could not be built`);
       continue;
@@ -244,23 +276,7 @@ export async function planExpire(
   // 2. Changelog files of the expired snapshots (coupled lifecycle only).
   const changelogFiles = new Map<string, PlannedFile>();
   if (!input.changelogDecoupled) {
-    for (const s of excludingEnd) {
-      if (!s.changelogManifestList) continue;
-      for (const m of await tryReadManifestList(reader, s.changelogManifestList)) {
-        let entries: MaintenanceFileEntry[];
-        try {
-          entries = await reader.readManifest(m.fileName);
-        } catch (e) {
-          onlyMissing(e);
-          continue; // gone: its files become orphans
-        }
-        for (const e of entries) {
-          if (e.kind !== 'ADD') continue;
-          const path = locator.dataFilePath(e);
-          changelogFiles.set(path, { path, kind: 'changelog', bytes: e.fileSize });
-        }
-      }
-    }
+    for (const s of excludingEnd) if (s.changelogManifestList) await addChangelogFiles(reader, locator, s.changelogManifestList, changelogFiles);
   }
 
   // If the end snapshot disappeared meanwhile, another expirer owns the rest (Paimon returns 0).
@@ -361,6 +377,6 @@ export async function planExpire(
   };
 }
 
-function describe(e: unknown): string {
+export function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
