@@ -3,11 +3,12 @@
  * library catalog (src/paimon/catalog/catalog.ts) under its configured name, the port through
  * which procedures and the standalone responder reach databases and tables.
  */
-import { catalogProperty, type CatalogConfig, type ProxyConfig } from './config-schema.js';
+import { catalogProperty, hiveMetastoreUri, type CatalogConfig, type ProxyConfig } from './config-schema.js';
 import type { FileIO } from './paimon/fs/file-io.js';
 import { createFileIO } from './paimon/fs/file-io-factory.js';
 import { FileSystemCatalog } from './paimon/catalog/filesystem-catalog.js';
 import { RestCatalog } from './paimon/catalog/rest-catalog.js';
+import { HiveCatalog } from './paimon/catalog/hive-catalog.js';
 import type { CatalogProvider, ProcedureCatalog } from '../procedures/framework/catalog.js';
 import { isAbsolute, resolve } from 'node:path';
 import { schemeOf, stripTrailingSlash } from './paimon/fs/path.js';
@@ -49,8 +50,9 @@ export function normalizeWarehouse(warehouse: string): string {
 export function buildCatalog(cfg: CatalogConfig): ProcedureCatalog {
   if (cfg.type === 'rest') return buildRestCatalog(cfg);
   const warehouse = normalizeWarehouse(cfg.warehouse);
+  if (cfg.type === 'hive' || cfg.type === 'hms') return buildHiveCatalog(cfg, warehouse);
   if (cfg.type !== 'filesystem') {
-    throw new Error(`catalog '${cfg.name}': type '${cfg.type}' is not supported yet (filesystem and rest are)`);
+    throw new Error(`catalog '${cfg.name}': type '${cfg.type}' is not supported yet (filesystem, hive/hms and rest are)`);
   }
   try {
     // Local paths and file: use node:fs; s3://, s3a://, oss:// use the S3 client with the catalog's properties.
@@ -76,6 +78,23 @@ function buildRestCatalog(cfg: CatalogConfig): ProcedureCatalog {
     return new RestCatalog(cfg.name, { uri: cfg.uri, warehouse: cfg.warehouse, tokenProvider: 'bear', token, properties });
   } catch (e) {
     // RestCatalog's messages name the uri's problem, never the token.
+    throw new Error(`catalog '${cfg.name}': ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * A Hive Metastore catalog (src/paimon/catalog/hive-catalog.ts). The metastore is first asked at
+ * the first use, so a metastore that is down does not keep the proxy from starting. The metastore
+ * uri keys are not storage options and stay out of the FileIO's properties.
+ */
+function buildHiveCatalog(cfg: CatalogConfig, warehouse: string): ProcedureCatalog {
+  const uri = hiveMetastoreUri(cfg);
+  if (uri === undefined) throw new Error(`catalog '${cfg.name}': a Hive catalog needs uri: thrift://host:port of the metastore`);
+  const properties = Object.fromEntries(Object.entries(cfg.properties).filter(([k]) => k !== 'hive.metastore.uris' && k !== 'uri'));
+  try {
+    return new HiveCatalog(cfg.name, { uri, warehouse, properties });
+  } catch (e) {
+    // HiveCatalog's and createFileIO's messages never contain property values (credentials).
     throw new Error(`catalog '${cfg.name}': ${e instanceof Error ? e.message : String(e)}`);
   }
 }

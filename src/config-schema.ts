@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { procedureLimitsSchema } from '../procedures/framework/limits.js';
+import { parseMetastoreUris } from './paimon/catalog/hms/hms-client.js';
 
 const port = z.number().int().min(0).max(65535);
 
@@ -20,11 +21,11 @@ export const mysqlTargetSchema = z.strictObject({
 const catalogShape = z.strictObject({
   /** Name used in `CALL <name>.sys.<procedure>(...)`; also the Doris catalog name. */
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a catalog name is letters, digits and _'),
-  /** Paimon metastore kind. */
-  type: z.enum(['filesystem', 'hive', 'rest']).default('filesystem'),
+  /** Paimon metastore kind; `hms` (Doris's name) is the same Hive Metastore catalog as `hive`. */
+  type: z.enum(['filesystem', 'hive', 'hms', 'rest']).default('filesystem'),
   /** Warehouse root: a local directory, file:///..., s3://bucket/path, s3a://..., oss://...; for type rest the warehouse's name on the server. */
   warehouse: z.string().min(1),
-  /** Hive metastore thrift URI (type hive) or REST catalog URI (type rest). */
+  /** Hive metastore thrift URI (type hive/hms; also accepted as `hive.metastore.uris` in properties) or REST catalog URI (type rest). */
   uri: z.string().optional(),
   /**
    * Storage and catalog properties with Paimon's keys (s3.endpoint, s3.access-key,
@@ -41,6 +42,27 @@ const catalogShape = z.strictObject({
 export const catalogSchema = catalogShape.superRefine((c, ctx) => {
   for (const issue of catalogTypeIssues(c)) ctx.addIssue({ code: 'custom', path: [issue.key], message: issue.message });
 });
+
+/**
+ * The metastore URI of a Hive catalog: `uri`, or Doris's `hive.metastore.uris` property (Paimon's
+ * `uri` option and Hive's setting name the same list of thrift://host:port).
+ */
+export function hiveMetastoreUri(c: { uri?: string; properties: Record<string, string> }): string | undefined {
+  return c.uri ?? c.properties['hive.metastore.uris'] ?? c.properties.uri;
+}
+
+/** A Hive catalog needs one metastore URI list of thrift://host:port, given once. */
+function hiveCatalogIssues(c: z.infer<typeof catalogShape>): { key: string; message: string }[] {
+  const given = [c.uri, c.properties['hive.metastore.uris'], c.properties.uri].filter((u): u is string => u !== undefined);
+  if (given.length === 0) return [{ key: 'uri', message: 'a Hive catalog needs uri (or hive.metastore.uris in properties): thrift://host:port of the metastore' }];
+  if (new Set(given).size > 1) return [{ key: 'uri', message: 'the metastore uri is given more than once (uri, hive.metastore.uris), with different values; give it once' }];
+  try {
+    parseMetastoreUris(given[0]);
+    return [];
+  } catch (e) {
+    return [{ key: 'uri', message: e instanceof Error ? e.message : String(e) }];
+  }
+}
 
 /** A catalog property given either as a key of its own or in `properties` (as Doris's CREATE CATALOG spells them). */
 export function catalogProperty(c: { properties: Record<string, string>; 'token.provider'?: string; token?: string }, key: 'token.provider' | 'token'): string | undefined {
@@ -60,6 +82,7 @@ function catalogTypeIssues(c: z.infer<typeof catalogShape>): { key: string; mess
   }
   const provider = catalogProperty(c, 'token.provider');
   const token = catalogProperty(c, 'token');
+  if (c.type === 'hive' || c.type === 'hms') issues.push(...hiveCatalogIssues(c));
   if (c.type !== 'rest') {
     if (provider !== undefined || token !== undefined) issues.push({ key: 'token', message: `token and token.provider are REST catalog options; this catalog has type ${c.type}` });
     return issues;

@@ -58,8 +58,4 @@ describe('REST catalog configuration', () => {
     assert.equal(c.supportsVersionManagement, true);
   });
 
-  test('hive is still refused at build, naming what is supported', () => {
-    const cfg = configSchema.parse({ catalogs: [{ name: 'h', type: 'hive', uri: 'thrift://h:9083', warehouse: '/wh' }] });
-    assert.throws(() => buildCatalog(cfg.catalogs[0]!), /type 'hive' is not supported yet \(filesystem and rest are\)/);
-  });
 });
