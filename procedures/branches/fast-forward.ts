@@ -15,7 +15,9 @@
  *   before the first write (CONCURRENT_MODIFICATION, nothing changed). A commit that lands on
  *   the target while the branch's snapshots are being created wins its id (snapshot files are
  *   created only if absent): the copy stops there, nothing is overwritten, and the call reports
- *   CONCURRENT_MODIFICATION saying what was applied.
+ *   CONCURRENT_MODIFICATION saying what was applied. So does a commit that read the target's
+ *   latest before its snapshots were replaced and landed above the copied history afterwards
+ *   (a gap below its id): the target's latest is then that writer's, and the call says so.
  * - A kill at any step leaves the target readable; a rerun completes it.
  */
 import { hasLosses, type FastForwardLosses } from '../../src/paimon/branches/fast-forward-plan.js';
@@ -128,7 +130,20 @@ export const fastForward = defineProcedure({
         { committed: out.writtenSnapshots.length > 0 || out.deletedFiles > 0 },
       );
     }
+    // A commit that read the target's latest before the replaced snapshots went lands above the
+    // copied history with a gap below it (a commit always takes latest + 1): the target's latest
+    // is then that commit on the replaced history, not the branch. Say so instead of succeeding.
+    const ids = await t.snapshotManager().sortedSnapshotIds();
+    const stray = ids.filter((id, i) => id > plan.latestSnapshotId && ids[i - 1] !== id - 1);
+    if (stray.length > 0) {
+      throw new ProcedureError(
+        'CONCURRENT_MODIFICATION',
+        `fast_forward of ${t.identifier} to branch '${args.branch}': snapshot ${stray[0]} was committed to ${t.identifier} by another writer on top of the replaced history while the fast-forward ran, so it is the latest snapshot now. ` +
+          `Copied: ${compactIdRanges(out.writtenSnapshots) || 'none'}; the concurrent commit was kept. Stop the writers, check the table, and rerun to finish.`,
+        { committed: true },
+      );
+    }
     warnReplaced();
-    return { rows: [row(out.writtenSnapshots, out.deletedFiles, await t.snapshotManager().latestSnapshotId())], info: `fast-forwarded ${t.identifier} to branch ${args.branch}` };
+    return { rows: [row(out.writtenSnapshots, out.deletedFiles, ids.at(-1) ?? null)], info: `fast-forwarded ${t.identifier} to branch ${args.branch}` };
   },
 });

@@ -10,12 +10,16 @@
  *   every snapshot of the branch, its long-lived changelogs, and every other branch's
  *   snapshots, tags and changelogs (Paimon may delete files another branch still reads);
  * - the plan is pinned (latest and earliest snapshot, tags, branches): a change before a tag is
- *   deleted is CONCURRENT_MODIFICATION; `dry_run => true` lists what would go.
+ *   deleted is CONCURRENT_MODIFICATION; `dry_run => true` lists what would go;
+ * - crash-safe without leaks: the tag file is renamed away first and deleted last, so the next
+ *   delete_tag or expire_tags finishes a cleanup a crash interrupted (with Paimon's order the
+ *   data files of such a tag stay for good).
  */
 import { PaimonError } from '../../src/paimon/errors.js';
 import { defineProcedure } from '../framework/registry.js';
 import { runTagDeletions, totalTally } from './tag-cleanup.js';
 import { validateTagName } from '../../src/paimon/table/tag-manager.js';
+import { interruptedTagDeletions } from '../../src/paimon/tags/tag-lifecycle.js';
 import { nameList } from '../framework/name-list.js';
 
 export const deleteTag = defineProcedure({
@@ -48,7 +52,9 @@ export const deleteTag = defineProcedure({
     for (const n of names) validateTagName(n);
     const present = new Set<string>();
     for (const n of names) if (await t.tagManager().tagExists(n)) present.add(n);
-    const missing = names.filter((n) => !present.has(n));
+    // A tag whose deletion a crash interrupted is not missing: this call finishes its cleanup.
+    const interrupted = new Set((await interruptedTagDeletions(t.tagManager())).map((x) => x.name));
+    const missing = names.filter((n) => !present.has(n) && !interrupted.has(n));
     if (missing.length > 0 && !args.if_exists) {
       throw new PaimonError(
         'TAG_NOT_FOUND',

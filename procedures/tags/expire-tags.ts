@@ -10,7 +10,7 @@
 import { defineProcedure } from '../framework/registry.js';
 import { parseTimestampMillis } from '../framework/time-args.js';
 import type { ResultRow } from '../framework/result.js';
-import { selectExpiredTags } from '../../src/paimon/tags/tag-lifecycle.js';
+import { interruptedTagDeletions, selectExpiredTags } from '../../src/paimon/tags/tag-lifecycle.js';
 import { runTagDeletions, totalTally } from './tag-cleanup.js';
 
 export const expireTags = defineProcedure({
@@ -38,7 +38,8 @@ export const expireTags = defineProcedure({
     const olderThan = args.older_than === null || args.older_than.trim() === '' ? null : parseTimestampMillis(args.older_than, 'older_than');
     const tags = await t.tagManager().listTags();
     const names = selectExpiredTags(tags, ctx.clock.now(), olderThan);
-    if (names.length === 0) {
+    // With nothing to expire an interrupted deletion (tag-cleanup.ts) is still finished.
+    if (names.length === 0 && (await interruptedTagDeletions(t.tagManager())).length === 0) {
       const latestId = await t.snapshotManager().latestSnapshotId();
       return {
         rows: [{ expired_tags: 'No expired tags.', snapshot_id: null, deleted_files: 0, deleted_bytes: 0, deleted_by_kind: '{}', pinned_snapshot_id: latestId, dry_run: args.dry_run }],

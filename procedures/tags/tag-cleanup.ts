@@ -1,12 +1,15 @@
 /**
  * Deleting tags with their files (delete_tag, expire_tags): plan every deletion first
  * (src/paimon/tags/tag-deletion.ts), pinned to a generation of the branch (latest and earliest
- * snapshot, tags) and the table's branch list; then, per tag, re-check the pin, delete the tag
- * file (the first check reads every tag again, later ones the tag names and snapshot ids), and
- * only then the files only it kept alive (data files, then manifests and index files,
- * then manifest lists, index manifests and statistics). A crash after the tag file is gone
- * leaves orphans only (remove_orphan_files finds them), never a tag naming missing files. A dry
- * run plans and sizes the same files and changes nothing.
+ * snapshot, tags) and the table's branch list; then, per tag, re-check the pin (the first check
+ * reads every tag again, later ones the tag names and snapshot ids), rename the tag file to
+ * deleting-tag-<name> (Paimon no longer sees the tag), delete the files only it kept alive (data
+ * files, then manifests and index files, then manifest lists, index manifests and statistics),
+ * and last the renamed file. A crash never leaves a tag naming missing files; and since the
+ * renamed file survives until the end, the next delete_tag or expire_tags on the branch finishes
+ * an interrupted cleanup first (Paimon deletes the tag file first: a crash after it leaves data
+ * files that a DELETE entry still names, which no orphan clean ever takes). A dry run plans and
+ * sizes the same files and changes nothing.
  */
 import { ProcedureError } from '../framework/errors.js';
 import type { ProcedureContext } from '../framework/context.js';
@@ -14,7 +17,7 @@ import { deleteFiles, DeletionTally } from '../framework/file-deleter.js';
 import { generationChanges, readGeneration, type Generation } from '../framework/generation.js';
 import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
 import { cachingReader, planTagDeletions, type TagDeletionStep } from '../../src/paimon/tags/tag-deletion.js';
-import { collectProtection, otherBranches, readTagDeletionState } from '../../src/paimon/tags/tag-lifecycle.js';
+import { collectProtection, deletingTagPath, otherBranches, readTagDeletionState } from '../../src/paimon/tags/tag-lifecycle.js';
 import type { TableMaintenanceReader } from '../../src/paimon/table/maintenance-reader.js';
 
 export interface TagDeletionOutcome {
@@ -59,13 +62,14 @@ export async function runTagDeletions(procedure: string, t: FileStoreTable, name
   const branches = await otherBranches(t);
   const state = await readTagDeletionState(t);
   const reader = cachingReader(r);
-  const needsCleanup = names.some((n) => {
-    const tag = state.tags.find((x) => x.name === n);
-    return tag !== undefined && !state.snapshotIds.has(tag.snapshot.id);
-  });
+  const needsCleanup = [...state.interrupted, ...names.map((n) => state.tags.find((x) => x.name === n && !x.interrupted))].some(
+    (tag) => tag !== undefined && !state.snapshotIds.has(tag.snapshot.id),
+  );
   // Protection reads every snapshot's delta: only worth it when some tag's snapshot has expired.
   const protection = needsCleanup ? await collectProtection(t, reader) : { dataKeys: new Set<string>(), metadataNames: new Set<string>() };
-  const plan = await planTagDeletions(names, state, protection, reader, r);
+  // Interrupted deletions first: their tags were gone for Paimon before any tag of this call.
+  const plan = await planTagDeletions([...(dryRun ? [] : state.interrupted), ...names], state, protection, reader, r);
+  for (const i of dryRun ? [] : state.interrupted) ctx.warn(`${procedure}: finishing the interrupted deletion of tag '${i.name}' (snapshot ${i.snapshot.id}) first`);
   for (const w of plan.warnings) ctx.warn(`${procedure}: ${w}`);
 
   const expected: Generation = { ...generation, tags: new Map(generation.tags) };
@@ -77,7 +81,16 @@ export async function runTagDeletions(procedure: string, t: FileStoreTable, name
     outcomes.push({ step, tally });
     if (step.snapshotId === null) continue;
     const tagPath = t.tagManager().tagPath(step.name);
-    if (!dryRun) {
+    const deletingPath = deletingTagPath(t.tagManager(), step.name);
+    let tagBytes = 0;
+    if (step.interrupted) {
+      // Renamed by the interrupted call: that call's pin held then; nothing can reach the files again.
+      tagBytes = (await t.fileIO.getStatus(deletingPath))?.size ?? 0;
+      if (!committed) {
+        committed = true;
+        ctx.markCommitted();
+      }
+    } else if (!dryRun) {
       const changes = await pinChanges(r, t, expected, branches, !committed);
       if (changes.length > 0) {
         const done = outcomes.filter((o) => o.step !== step && o.step.snapshotId !== null).map((o) => `'${o.step.name}'`);
@@ -89,7 +102,12 @@ export async function runTagDeletions(procedure: string, t: FileStoreTable, name
         );
       }
       const st = await t.fileIO.getStatus(tagPath);
-      if (await t.fileIO.delete(tagPath)) tally.add('tag', st?.size ?? 0);
+      // A leftover of an interrupted object-store rename (copy made, source kept) is replaced.
+      if (st !== null && !(await t.fileIO.rename(tagPath, deletingPath))) {
+        await t.fileIO.delete(deletingPath);
+        if (!(await t.fileIO.rename(tagPath, deletingPath))) throw new ProcedureError('CONCURRENT_MODIFICATION', `${procedure} on ${t.identifier}: tag '${step.name}' is being deleted by another call.`, { committed });
+      }
+      tagBytes = st?.size ?? 0;
       expected.tags.delete(step.name);
       if (!committed) {
         committed = true;
@@ -107,6 +125,7 @@ export async function runTagDeletions(procedure: string, t: FileStoreTable, name
       ctx.progress({ phase: `delete ${phase}`, done: 0, total: files.length, message: `tag '${step.name}'` });
       await deleteFiles(t.fileIO, files, tally, { concurrency: ctx.limits.delete_concurrency, dryRun, signal: ctx.signal });
     }
+    if (!dryRun && (await t.fileIO.delete(deletingPath))) tally.add('tag', tagBytes);
   }
   if (committed) ctx.reportAffected(t.identifier);
   return { outcomes, pinnedSnapshotId: generation.latestId, warnings: plan.warnings };

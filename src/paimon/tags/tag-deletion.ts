@@ -27,6 +27,8 @@ import { bucketFileKey, type FileLocator, type IndexFileRef, type MaintenanceFil
 export interface TagRef {
   name: string;
   snapshot: SnapshotLike;
+  /** A tag whose deletion a crash interrupted after its tag file was renamed away (tag-lifecycle.ts). */
+  interrupted?: boolean;
 }
 
 export interface TagDeletionState {
@@ -50,6 +52,8 @@ export interface TagDeletionStep {
   name: string;
   /** Null when the tag does not exist (any more, in the sequence). */
   snapshotId: number | null;
+  /** The rest of a deletion a crash interrupted (the tag file is already renamed away). */
+  interrupted: boolean;
   /** Why nothing but the tag file goes, or null when the tag's files were cleaned. */
   keptFilesBecause: string | null;
   /** Data files first, then manifests and index files, then manifest lists, index manifests and statistics. */
@@ -131,11 +135,12 @@ function describe(e: unknown): string {
 }
 
 /**
- * Plan deleting `names` in order. `protection` is what else reaches files (see the module
- * comment); files planned by an earlier step are not planned again.
+ * Plan deleting `targets` in order: a name is a tag of `state` (not an interrupted one), a TagRef
+ * that very entry of `state.tags` (an interrupted deletion to finish). `protection` is what else
+ * reaches files (see the module comment); files planned by an earlier step are not planned again.
  */
 export async function planTagDeletions(
-  names: readonly string[],
+  targets: readonly (string | TagRef)[],
   state: TagDeletionState,
   protection: Protection,
   reader: MaintenanceReader,
@@ -145,28 +150,30 @@ export async function planTagDeletions(
   const planned = new Set<string>();
   const steps: TagDeletionStep[] = [];
   const warnings: string[] = [];
-  for (const name of names) {
-    const tag = remaining.find((t) => t.name === name);
+  for (const target of targets) {
+    const name = typeof target === 'string' ? target : target.name;
+    const tag = typeof target === 'string' ? remaining.find((t) => t.name === name && !t.interrupted) : remaining.find((t) => t === target);
+    const interrupted = tag?.interrupted === true;
     if (tag === undefined) {
-      steps.push({ name, snapshotId: null, keptFilesBecause: 'the tag does not exist', files: [] });
+      steps.push({ name, snapshotId: null, interrupted, keptFilesBecause: 'the tag does not exist', files: [] });
       continue;
     }
     const id = tag.snapshot.id;
     const before = remaining;
     remaining = remaining.filter((t) => t !== tag);
     if (state.snapshotIds.has(id)) {
-      steps.push({ name, snapshotId: id, keptFilesBecause: `snapshot ${id} still exists`, files: [] });
+      steps.push({ name, snapshotId: id, interrupted, keptFilesBecause: `snapshot ${id} still exists`, files: [] });
       continue;
     }
     const sharing = remaining.filter((t) => t.snapshot.id === id).map((t) => t.name);
     if (sharing.length > 0) {
-      steps.push({ name, snapshotId: id, keptFilesBecause: `tag ${sharing.map((n) => `'${n}'`).join(', ')} holds snapshot ${id} too`, files: [] });
+      steps.push({ name, snapshotId: id, interrupted, keptFilesBecause: `tag ${sharing.map((n) => `'${n}'`).join(', ')} holds snapshot ${id} too`, files: [] });
       continue;
     }
     const files = await planOneTag(tag.snapshot, taggedSnapshots(before), state.earliest, protection, reader, locator, warnings);
     const fresh = files.filter((f) => !planned.has(f.path));
     for (const f of fresh) planned.add(f.path);
-    steps.push({ name, snapshotId: id, keptFilesBecause: null, files: fresh });
+    steps.push({ name, snapshotId: id, interrupted, keptFilesBecause: null, files: fresh });
   }
   return { steps, warnings };
 }

@@ -4,10 +4,13 @@
  * expired (TagTimeExpire), and the inputs of a tag deletion plan (tag-deletion.ts): the
  * branch's tags and snapshots, and the protection of everything else that reaches files.
  */
-import { PaimonError } from '../errors.js';
+import { PaimonError, isPaimonError } from '../errors.js';
 import type { Snapshot } from '../spec/snapshot.js';
-import { localDateTimeToEpochMillis, tagExpireTimeMillis, trimToSnapshot, type Tag } from '../spec/tag.js';
+import { localDateTimeToEpochMillis, parseTag, tagExpireTimeMillis, trimToSnapshot, type Tag } from '../spec/tag.js';
 import type { FileStoreTable } from '../table/file-store-table.js';
+import type { TagManager } from '../table/tag-manager.js';
+import { listOriginalVersionedFiles } from '../table/hint-file.js';
+import { join } from '../fs/path.js';
 import { ChangelogManager } from '../table/changelog-manager.js';
 import type { MaintenanceReader } from '../maintenance/types.js';
 import { emptyProtection, protectDelta, protectWhole, type Protection, type TagDeletionState, type TagRef } from './tag-deletion.js';
@@ -78,12 +81,42 @@ export function selectExpiredTags(tags: readonly TagForExpiry[], now: number, ol
   return out;
 }
 
-/** The branch's tags, snapshot ids and earliest snapshot (TagDeletionState). */
-export async function readTagDeletionState(table: FileStoreTable): Promise<TagDeletionState & { latestId: number | null }> {
-  const tags: TagRef[] = (await table.tagManager().listTags()).map((e) => ({ name: e.name, snapshot: trimToSnapshot(e.tag) }));
+/**
+ * A tag being deleted is first renamed from tag-<name> to this prefix + name: Paimon (which lists
+ * tags by the tag- prefix) no longer sees it, yet its file still says which snapshot's files its
+ * cleanup must delete, so a call after a crash can finish the cleanup instead of leaving those
+ * files behind for good (data files that a DELETE entry still names are never orphans).
+ */
+export const DELETING_TAG_PREFIX = 'deleting-tag-';
+
+export function deletingTagPath(tags: TagManager, name: string): string {
+  return join(tags.tagDirectory(), DELETING_TAG_PREFIX + name);
+}
+
+/** Tags whose deletion was interrupted after the rename (see DELETING_TAG_PREFIX). */
+export async function interruptedTagDeletions(tags: TagManager): Promise<TagRef[]> {
+  const out: TagRef[] = [];
+  for await (const { status, suffix } of listOriginalVersionedFiles(tags.fileIO, tags.tagDirectory(), DELETING_TAG_PREFIX)) {
+    try {
+      out.push({ name: suffix, snapshot: trimToSnapshot(parseTag((await tags.fileIO.readFile(status.path)).toString('utf8'), status.path)), interrupted: true });
+    } catch (e) {
+      if (!isPaimonError(e, 'FILE_NOT_FOUND')) throw e; // finished by another call meanwhile
+    }
+  }
+  return out.sort((a, b) => a.snapshot.id - b.snapshot.id || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The branch's tags, snapshot ids and earliest snapshot (TagDeletionState). `interrupted`: tags
+ * whose deletion a crash interrupted; they count as tags of the plan (as they did when their
+ * deletion was planned) and are planned first.
+ */
+export async function readTagDeletionState(table: FileStoreTable): Promise<TagDeletionState & { latestId: number | null; interrupted: TagRef[] }> {
+  const interrupted = await interruptedTagDeletions(table.tagManager());
+  const tags: TagRef[] = [...interrupted, ...(await table.tagManager().listTags()).map((e) => ({ name: e.name, snapshot: trimToSnapshot(e.tag) }))];
   const ids = await table.snapshotManager().sortedSnapshotIds();
   const earliest = ids.length > 0 ? await table.snapshotManager().tryGetSnapshot(ids[0]) : null;
-  return { tags, snapshotIds: new Set(ids), earliest, latestId: ids.length > 0 ? ids[ids.length - 1] : null };
+  return { tags, snapshotIds: new Set(ids), earliest, latestId: ids.length > 0 ? ids[ids.length - 1] : null, interrupted };
 }
 
 /** Protection from one branch's snapshots (the earliest and latest whole, the rest by delta) and long-lived changelogs. */
