@@ -225,6 +225,22 @@ describe('delete_tag / expire_tags', () => {
     }
   });
 
+  test('a deletion killed after the tag file was renamed: the next delete_tag finishes it, leaving what an uninterrupted run leaves', async () => {
+    const whole = copy(expired, 'delete-whole');
+    firstRow(await callNamed(exec(whole), 'delete_tag', { table: 'demo.orders', tag: 't1' }));
+    const wh = copy(expired, 'delete-interrupted');
+    // What a kill right after the first step leaves: the tag renamed aside, none of its files deleted.
+    const tagDir = join(wh, TABLE, 'tag');
+    writeFileSync(join(tagDir, 'deleting-tag-t1'), readFileSync(join(tagDir, 'tag-t1')));
+    rmSync(join(tagDir, 'tag-t1'));
+    const e = exec(wh);
+    const listed = await callNamed(e, 'delete_tag', { table: 'demo.orders', tag: 't1' });
+    assert.ok(listed.ok, listed.ok ? '' : `${listed.error.code} ${listed.error.message}`);
+    assert.equal(firstRow(listed).deleted_tags, 't1', 'the interrupted tag is not missing: its cleanup is finished');
+    assert.deepEqual(tree(wh), tree(whole), 'the files an uninterrupted delete_tag leaves');
+    assert.ok(!readdirSync(tagDir).some((f) => f.startsWith('deleting-tag-')), 'the renamed tag file goes last');
+  });
+
   test('a tag whose snapshot still exists: only the tag file goes', async () => {
     const wh = copy(fresh, 'delete-live');
     const e = exec(wh);
