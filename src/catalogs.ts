@@ -55,7 +55,7 @@ export function buildCatalog(cfg: CatalogConfig): ProcedureCatalog {
     throw new Error(`catalog '${cfg.name}': type '${cfg.type}' is not supported yet (filesystem, hive/hms and rest are)`);
   }
   try {
-    // Local paths and file: use node:fs; s3://, s3a://, oss:// use the S3 client with the catalog's properties.
+    // Local paths and file: use node:fs; s3://, s3a://, oss:// the S3 client, hdfs:// and webhdfs:// WebHDFS, with the catalog's properties.
     return new FileSystemCatalog(warehouse, createFileIO(warehouse, cfg.properties), cfg.name);
   } catch (e) {
     // The message of createFileIO never contains property values (credentials).

@@ -23,7 +23,7 @@ const catalogShape = z.strictObject({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a catalog name is letters, digits and _'),
   /** Paimon metastore kind; `hms` (Doris's name) is the same Hive Metastore catalog as `hive`. */
   type: z.enum(['filesystem', 'hive', 'hms', 'rest']).default('filesystem'),
-  /** Warehouse root: a local directory, file:///..., s3://bucket/path, s3a://..., oss://...; for type rest the warehouse's name on the server. */
+  /** Warehouse root: a local directory, file:///..., s3://bucket/path, s3a://..., oss://..., hdfs://namenode:port/path, webhdfs://host:httpport/path; for type rest the warehouse's name on the server. */
   warehouse: z.string().min(1),
   /** Hive metastore thrift URI (type hive/hms; also accepted as `hive.metastore.uris` in properties) or REST catalog URI (type rest). */
   uri: z.string().optional(),

@@ -6,12 +6,15 @@
  * `s3.path.style.access`), with the Hadoop S3A spellings (`fs.s3a.*`), pypaimon's
  * (`s3.path-style-access`, `s3.access-key-id`...) and OSS's (`fs.oss.*`) accepted as aliases.
  * Without keys in the properties the SDK's default chain applies (AWS_ACCESS_KEY_ID, ...).
+ * `hdfs://` and `webhdfs://` go to HDFS over WebHDFS (webhdfs-file-io.ts: `dfs.namenode.http-address`,
+ * `fs.defaultFS`, `hadoop.username`).
  */
 import { PaimonError } from '../errors.js';
 import type { FileIO } from './file-io.js';
 import { LocalFileIO } from './local-file-io.js';
 import { isObjectStoreScheme, schemeOf } from './path.js';
 import { S3FileIO, type S3FileIOOptions } from './s3-file-io.js';
+import { WebHdfsFileIO, type WebHdfsFileIOOptions } from './webhdfs-file-io.js';
 
 function pick(props: Record<string, string>, keys: string[]): string | undefined {
   for (const k of keys) {
@@ -65,13 +68,27 @@ export function s3OptionsFromProperties(props: Record<string, string>, scheme = 
   return opts;
 }
 
+/**
+ * The WebHDFS options a catalog's properties ask for: Hadoop's own keys, also with Doris's
+ * `hadoop.` prefix, and Doris's `hadoop.username` for the user.
+ */
+export function webHdfsOptionsFromProperties(props: Record<string, string>): WebHdfsFileIOOptions {
+  const withDoris = (k: string): string[] => [k, `hadoop.${k}`];
+  return {
+    httpAddress: pick(props, withDoris('dfs.namenode.http-address')),
+    defaultFS: pick(props, [...withDoris('fs.defaultFS'), 'fs.default.name']),
+    user: pick(props, ['hadoop.username', 'hadoop.user.name', 'hdfs.user.name']),
+  };
+}
+
 /** FileIO for a warehouse URI and its catalog properties. Local messages name paths relative to the warehouse. */
 export function createFileIO(warehouseUri: string, properties: Record<string, string> = {}): FileIO {
   const scheme = schemeOf(warehouseUri);
   if (scheme === '' || scheme === 'file') return new LocalFileIO({ root: warehouseUri });
   if (isObjectStoreScheme(scheme)) return new S3FileIO(s3OptionsFromProperties(properties, scheme));
+  if (scheme === 'hdfs' || scheme === 'webhdfs') return new WebHdfsFileIO(webHdfsOptionsFromProperties(properties));
   throw new PaimonError(
     'INVALID_ARGUMENT',
-    `unsupported warehouse scheme "${scheme}://" (supported: local paths, file://, s3://, s3a://, oss://)`,
+    `unsupported warehouse scheme "${scheme}://" (supported: local paths, file://, s3://, s3a://, oss://, hdfs://, webhdfs://)`,
   );
 }

@@ -2,7 +2,7 @@
  * The storage boundary of the Paimon library (Paimon's `FileIO`). Paths are absolute URIs
  * or local absolute paths as the table's warehouse spells them (`/wh/db.db/t/...`,
  * `file:///wh/...`, `s3://bucket/wh/...`). Everything above this interface is pure.
- * Implementations: local-file-io.ts (node:fs) and s3-file-io.ts (AWS SDK v3).
+ * Implementations: local-file-io.ts (node:fs), s3-file-io.ts (AWS SDK v3) and webhdfs-file-io.ts (HDFS over WebHDFS).
  */
 import type { Readable } from 'node:stream';
 
