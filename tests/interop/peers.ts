@@ -92,6 +92,7 @@
  * TIMESTAMP_LTZ -> the same plus "Z"; ARRAY -> array; MAP -> [[k, v], ...]; ROW -> object.
  */
 import { testTmp } from '../support/temp-dir.js';
+import { eachLine } from '../support/each-line.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -358,7 +359,6 @@ class JavaServer {
   private child: ChildProcess | null = null;
   private nextId = 1;
   private tail = Promise.resolve();
-  private lineBuf = '';
   private stderrTail = '';
   private waiting: { id: number; done: (line: string | Error) => void } | null = null;
 
@@ -378,17 +378,9 @@ class JavaServer {
 
   private start(): ChildProcess {
     const child = spawn(this.cmd, this.args, { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    this.lineBuf = '';
     this.stderrTail = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
-      this.lineBuf += chunk;
-      let nl: number;
-      while ((nl = this.lineBuf.indexOf('\n')) >= 0) {
-        const line = this.lineBuf.slice(0, nl);
-        this.lineBuf = this.lineBuf.slice(nl + 1);
-        if (line.trim().length > 0) this.waiting?.done(line);
-      }
+    eachLine(child.stdout!, (line) => {
+      if (line.trim().length > 0) this.waiting?.done(line);
     });
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
