@@ -261,7 +261,7 @@ export class Session implements SessionView {
    * Tears the connection down (idempotent). `flushClient` ends the client socket gracefully so
    * bytes already written (a final ERR) still reach it; otherwise it is destroyed.
    */
-  close(reason: string, flushClient = false): void {
+  close(reason: string, flushClient = false, stopReading = false): void {
     if (this.currentPhase === 'closed') return;
     const wasCommand = this.currentPhase === 'command';
     this.currentPhase = 'closed';
@@ -275,11 +275,17 @@ export class Session implements SessionView {
     }
     const client = this.clientSocket;
     if (flushClient && !client.destroyed) {
-      // Nothing it sends now is read: a client still pushing a refused packet must not make us
-      // allocate for bytes that are thrown away (the kernel's buffers hold it back instead).
-      client.pause();
-      client.end();
-      // a client that never reads must not keep the socket forever
+      if (stopReading) {
+        // A client still pushing a refused packet: nothing it sends is read any more, so its bytes
+        // cost no allocations (the kernel's buffers hold it back). Once the ERR is handed to the
+        // kernel, a second for it to arrive; then the socket goes, since the client would
+        // otherwise wait on our unread input.
+        client.pause();
+        client.end(() => setTimeout(() => client.destroy(), 1000));
+      } else {
+        client.end();
+      }
+      // a client that never reads (the last bytes never leave) must not keep the socket forever
       setTimeout(() => client.destroy(), 5000).unref();
     } else {
       client.destroy();
@@ -288,10 +294,10 @@ export class Session implements SessionView {
   }
 
   /** Sends one ERR (at `seq`) and closes after it is flushed. */
-  failConnection(err: ErrPacket, seq: number, reason: string): void {
+  failConnection(err: ErrPacket, seq: number, reason: string, stopReading = false): void {
     if (this.currentPhase === 'closed') return;
     if (!this.clientSocket.destroyed) this.toClient(encodePacket(buildErr(err), seq));
-    this.close(reason, true);
+    this.close(reason, true, stopReading);
   }
 
   /**
@@ -305,7 +311,7 @@ export class Session implements SessionView {
     const message = before
       ? `Got a packet bigger than the ${e.limit} bytes a client may send before it is authenticated`
       : "Got a packet bigger than 'max_allowed_packet' bytes";
-    this.failConnection({ errno: ER_NET_PACKET_TOO_LARGE, sqlState: '08S01', message }, (e.seq + 1) & 0xff, 'packet too large');
+    this.failConnection({ errno: ER_NET_PACKET_TOO_LARGE, sqlState: '08S01', message }, (e.seq + 1) & 0xff, 'packet too large', true);
   }
 
   protocolFailure(e: unknown, where: string): void {
