@@ -192,6 +192,30 @@ describe('fast_forward', () => {
     assert.equal((await new SnapshotManager(new LocalFileIO(), t).snapshot(3)).commitUser, 'branch');
   });
 
+  test('a commit on the replaced history landing above the copy (a gap below it) is CONCURRENT_MODIFICATION, committed', async () => {
+    const { wh, t } = await warehouse('ff-stray');
+    const mainSnapshot = (id: number): string => path.join(t, 'snapshot', `snapshot-${id}`);
+    // A writer that read a latest of 6 on the old history commits snapshot 7 right after the
+    // branch's last snapshot (5) is copied into main.
+    const io = new LocalFileIO();
+    const racing = new Proxy(io, {
+      get(target, prop, receiver) {
+        const v: unknown = Reflect.get(target, prop, receiver);
+        if (typeof v !== 'function' || !['writeFile', 'tryCreateAtomic', 'copyFile'].includes(String(prop))) return typeof v === 'function' ? v.bind(target) : v;
+        return async (...args: unknown[]) => {
+          const out: unknown = await (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          const to = prop === 'copyFile' ? args[1] : args[0];
+          if (to === mainSnapshot(5) && !(await io.exists(mainSnapshot(7)))) await writeFile(mainSnapshot(7), await readFile(mainSnapshot(5), 'utf8'));
+          return out;
+        };
+      },
+    });
+    const o = await call(wh, 'fast_forward', { table: 'db.t', branch: 'b' }, racing);
+    assert.equal(code(o), 'CONCURRENT_MODIFICATION');
+    assert.match(o.ok ? '' : o.error.message, /snapshot 7 was committed to db\.t by another writer on top of the replaced history/);
+    assert.equal(o.ok ? null : o.error.committed, true, 'the copy was committed: the client is told so');
+  });
+
   test('Java checks: main, current branch, missing branch, branch without snapshot', async () => {
     const { wh } = await warehouse('ff-checks');
     await call(wh, 'create_branch', { table: 'db.t', branch: 'e' });
