@@ -19,6 +19,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, w
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorOf, firstRowOf } from './catalog-support.js';
 import mysql from 'mysql2/promise';
 import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -63,22 +64,8 @@ describe('Hive catalog: Paimon 1.4.2 HiveCatalog and HMS 4.0.0 through the proxy
   let conn: mysql.Connection;
   let tableDir: string;
 
-  const call = async (sql: string): Promise<Record<string, unknown>> => {
-    const [rows] = await conn.query(sql);
-    const list = rows as Record<string, unknown>[][];
-    const first = Array.isArray(list[0]) ? list[0][0] : (rows as Record<string, unknown>[])[0];
-    assert.ok(first, `${sql} returned a row`);
-    return first;
-  };
-  const callError = async (sql: string): Promise<{ message: string; errno: number }> => {
-    try {
-      await conn.query(sql);
-    } catch (e) {
-      const err = e as { message: string; errno: number };
-      return { message: err.message, errno: err.errno };
-    }
-    throw new Error(`${sql} succeeded, an error was expected`);
-  };
+  const call = (sql: string): Promise<Record<string, unknown>> => firstRowOf(conn, sql);
+  const callError = (sql: string): Promise<{ message: string; errno: number }> => errorOf(conn, sql);
   const fileLatest = (): number => Number(readFileSync(join(tableDir, 'snapshot', 'LATEST'), 'utf8').trim());
   const snapshotIds = (dir: string): number[] =>
     readdirSync(join(dir, 'snapshot'))

@@ -16,6 +16,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { errorOf, firstRowOf } from './catalog-support.js';
 import mysql from 'mysql2/promise';
 import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -57,22 +58,8 @@ for (const [serverVersion, javaVersion] of VERSIONS) {
     let conn: mysql.Connection;
     let tableDir: string;
 
-    const call = async (sql: string): Promise<Record<string, unknown>> => {
-      const [rows] = await conn.query(sql);
-      const list = rows as Record<string, unknown>[][];
-      const first = Array.isArray(list[0]) ? list[0][0] : (rows as Record<string, unknown>[])[0];
-      assert.ok(first, `${sql} returned a row`);
-      return first;
-    };
-    const callError = async (sql: string): Promise<{ message: string; errno: number }> => {
-      try {
-        await conn.query(sql);
-      } catch (e) {
-        const err = e as { message: string; errno: number };
-        return { message: err.message, errno: err.errno };
-      }
-      throw new Error(`${sql} succeeded, an error was expected`);
-    };
+    const call = (sql: string): Promise<Record<string, unknown>> => firstRowOf(conn, sql);
+    const callError = (sql: string): Promise<{ message: string; errno: number }> => errorOf(conn, sql);
     /** The server's latest snapshot id (what it keeps in memory and checks commits against). */
     const serverLatest = async (): Promise<number | null> => {
       const res = await fetch(`${server.url}v1/paimon/databases/${DB}/tables/${T}/snapshot`, { headers: { Authorization: `Bearer ${TOKEN}` } });
