@@ -37,13 +37,15 @@ export interface ExpireChangelogsArgs {
   retain_max: number | null;
   retain_min: number | null;
   older_than: string | null;
+  /** The time window as epoch milliseconds, when no older_than text is given (the post-commit expiry's now - changelog.time-retained). */
+  older_than_millis?: number;
   max_deletes: number | null;
   delete_all: boolean;
   dry_run: boolean;
 }
 
 /** The retention the call asks for, Paimon's defaults filled in, checked. */
-export function changelogRetention(args: Pick<ExpireChangelogsArgs, 'retain_max' | 'retain_min' | 'older_than' | 'max_deletes'>, now: number) {
+export function changelogRetention(args: Pick<ExpireChangelogsArgs, 'retain_max' | 'retain_min' | 'older_than' | 'older_than_millis' | 'max_deletes'>, now: number) {
   const retainMax = args.retain_max ?? CHANGELOG_RETENTION_DEFAULTS.retainMax;
   const retainMin = args.retain_min ?? CHANGELOG_RETENTION_DEFAULTS.retainMin;
   const maxDeletes = args.max_deletes ?? CHANGELOG_RETENTION_DEFAULTS.maxDeletes;
@@ -61,7 +63,7 @@ export function changelogRetention(args: Pick<ExpireChangelogsArgs, 'retain_max'
       `retain_max (${retainMax}) must not be less than retain_min (${retainMin}); pass retain_min => ${retainMax} or lower, or retain_max => ${retainMin} or higher.`,
     );
   }
-  let olderThanMillis = CHANGELOG_RETENTION_DEFAULTS.olderThanMillis;
+  let olderThanMillis = args.older_than_millis ?? CHANGELOG_RETENTION_DEFAULTS.olderThanMillis;
   if (args.older_than !== null) {
     olderThanMillis = parseTimestampMillis(args.older_than, 'older_than');
     if (olderThanMillis > now) throw new PaimonError('INVALID_ARGUMENT', `older_than ${quote(args.older_than)} is in the future; it must be earlier than now.`);

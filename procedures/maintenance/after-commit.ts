@@ -1,19 +1,28 @@
 /**
  * What Paimon's TableCommitImpl runs after a commit of new data or a compaction
- * (`TableCommitImpl.maintain`, with expiration allowed), in its order: the table's automatic tag
- * creation and the expiry of tags whose `time_retained` passed, partition expiry when
- * `partition.expiration-time` is set, consumer expiry when `consumer.expiration-time` is set, and
- * last snapshot expiry by the table's `snapshot.num-retained.*`, `snapshot.time-retained` and
- * `snapshot.expire.limit`. A table (or the call's dynamic options) with `write-only = true` runs
- * none of it, as Java builds no maintenance for such a table.
+ * (`TableCommitImpl.maintain`), in its order: the table's automatic tag creation (TagAutoCreation:
+ * the period tags due, then auto-created tags beyond `tag.num-retained-max`) and the expiry of
+ * tags whose `time_retained` passed, partition expiry when `partition.expiration-time` is set,
+ * consumer expiry when `consumer.expiration-time` is set, snapshot expiry by the table's
+ * `snapshot.num-retained.*`, `snapshot.time-retained` and `snapshot.expire.limit`, and, when the
+ * changelog lifecycle is decoupled, changelog expiry by `changelog.num-retained.*` and
+ * `changelog.time-retained` (`newExpireRunnable`). A table (or the call's dynamic options) with
+ * `write-only = true` runs none of it, as Java builds no maintenance for such a table.
  *
- * Each step is the procedure a user could call, with no arguments but the table, so it plans,
- * pins and deletes exactly as that procedure does. Unlike Java, where an error here surfaces as
- * the commit's error after the commit already happened, a failing step is reported as a warning
- * and in the summary, and the later steps still run: the commit stands either way. A KILL stops
- * the remaining steps.
+ * `expire: false` is Paimon's `maintain(..., doExpire = false)`, which `rollbackToAsLatest` uses:
+ * only TagAutoCreation runs, so that nothing the rollback promises to keep expires. Paimon's other
+ * committing paths that our procedures mirror run no maintenance at all (compact_manifest:
+ * `TableCommitImpl.compactManifests`; merge_branch: `BranchMergeHandler` commits through
+ * FileStoreCommit; expire_partitions: `FileStoreCommit.dropPartitions`), and neither do ours.
+ *
+ * Each step is the procedure a user could call, with no arguments but the table (and the table's
+ * retention), so it plans, pins and deletes exactly as that procedure does. Unlike Java, where an
+ * error here surfaces as the commit's error after the commit already happened, a failing step is
+ * reported as a warning and in the summary, and the later steps still run: the commit stands
+ * either way. A KILL stops the remaining steps.
  */
-import { triggerTagAutomaticCreation } from '../tags/trigger-tag-automatic-creation.js';
+import { runTagAutoManager } from '../tags/trigger-tag-automatic-creation.js';
+import { runExpireChangelogs } from '../changelogs/expire-changelogs.js';
 import { runExpirePartitions } from '../partitions/expire-partitions.js';
 import { runExpireSnapshots } from '../snapshots/expire-snapshots.js';
 import type { ProcedureContext } from '../framework/context.js';
@@ -28,13 +37,14 @@ export interface CommitMaintenance {
   expired_partitions: string[];
   expired_consumers: string[];
   expired_snapshots: number;
+  expired_changelogs: number;
   /** `<step>: <code> <message>` of each step that failed. */
   errors: string[];
   /** Why nothing ran, when that is the case (write-only). */
   skipped?: string;
+  /** False when only the automatic tag creation ran (after rollback_to_as_latest, as Paimon's commit does). */
+  expire: boolean;
 }
-
-const list = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? v.split(',') : []);
 
 function firstRow(r: ProcedureResult): ResultRow | undefined {
   return r.rows[0];
@@ -42,10 +52,16 @@ function firstRow(r: ProcedureResult): ResultRow | undefined {
 
 /**
  * Run the post-commit maintenance on `table` (the identifier the call resolved, branch included),
- * with the call's dynamic options over the table's.
+ * with the call's dynamic options over the table's; `expire: false` runs only the automatic tag
+ * creation.
  */
-export async function runCommitMaintenance(ctx: ProcedureContext, table: string, dynamicOptions: Readonly<Record<string, string>>): Promise<CommitMaintenance> {
-  const out: CommitMaintenance = { created_tags: [], expired_tags: [], expired_partitions: [], expired_consumers: [], expired_snapshots: 0, errors: [] };
+export async function runCommitMaintenance(
+  ctx: ProcedureContext,
+  table: string,
+  dynamicOptions: Readonly<Record<string, string>>,
+  { expire = true }: { expire?: boolean } = {},
+): Promise<CommitMaintenance> {
+  const out: CommitMaintenance = { created_tags: [], expired_tags: [], expired_partitions: [], expired_consumers: [], expired_snapshots: 0, expired_changelogs: 0, errors: [], expire };
   const t = await ctx.resolveTable(table);
   const options = new CoreOptions({ ...t.schema.options, ...dynamicOptions }, t.schema.primaryKeys.length > 0);
   if (options.writeOnly()) {
@@ -65,10 +81,11 @@ export async function runCommitMaintenance(ctx: ProcedureContext, table: string,
     }
   };
   await step('trigger_tag_automatic_creation', async () => {
-    const row = firstRow(await triggerTagAutomaticCreation.run({ table, dry_run: false }, ctx));
-    out.created_tags.push(...list(row?.created_tags));
-    out.expired_tags.push(...list(row?.deleted_tags), ...list(row?.expired_tags));
+    const run = await runTagAutoManager(t, ctx, { dryRun: false, expire, dynamicOptions });
+    out.created_tags.push(...run.created);
+    out.expired_tags.push(...run.dropped, ...run.expired);
   });
+  if (!expire) return out;
   if (options.get('partition.expiration-time') !== undefined && t.partitionKeys.length > 0) {
     await step('expire_partitions', async () => {
       const r = await runExpirePartitions(
@@ -89,6 +106,25 @@ export async function runCommitMaintenance(ctx: ProcedureContext, table: string,
     const row = firstRow(await runExpireSnapshots({ table, retain_max: null, retain_min: null, older_than: null, max_deletes: null, options: null, dry_run: false }, ctx));
     out.expired_snapshots = Number(row?.deleted_snapshots_count ?? 0);
   });
+  if (options.changelogLifecycleDecoupled()) {
+    // ExpireConfig's changelog side: the changelog retention, snapshot.expire.limit as the cap.
+    await step('expire_changelogs', async () => {
+      const r = await runExpireChangelogs(
+        {
+          table,
+          retain_max: options.changelogNumRetainMax(),
+          retain_min: options.changelogNumRetainMin(),
+          older_than: null,
+          older_than_millis: ctx.clock.now() - options.changelogTimeRetainedMs(),
+          max_deletes: options.snapshotExpireLimit(),
+          delete_all: false,
+          dry_run: false,
+        },
+        ctx,
+      );
+      out.expired_changelogs = Number(firstRow(r)?.deleted_changelogs_count ?? 0);
+    });
+  }
   return out;
 }
 
@@ -101,6 +137,7 @@ export function describeMaintenance(m: CommitMaintenance): string {
     m.expired_partitions.length > 0 ? `expired ${m.expired_partitions.length} partition(s)` : null,
     m.expired_consumers.length > 0 ? `expired consumers ${m.expired_consumers.join(',')}` : null,
     m.expired_snapshots > 0 ? `expired ${m.expired_snapshots} snapshot(s)` : null,
+    m.expired_changelogs > 0 ? `expired ${m.expired_changelogs} changelog(s)` : null,
     m.errors.length > 0 ? `${m.errors.length} step(s) failed` : null,
   ].filter((p): p is string => p !== null);
   return parts.length === 0 ? 'post-commit maintenance: nothing to do' : `post-commit maintenance: ${parts.join('; ')}`;

@@ -8,6 +8,10 @@
  * expiry cannot remove the files the new snapshot shares with it; the tag is removed again if
  * the commit fails.
  *
+ * After the commit, as Paimon's `TableCommitImpl.rollbackToAsLatest` does, only the table's
+ * automatic tag creation runs (procedures/maintenance/after-commit.ts with expire off): no snapshot,
+ * tag, partition or consumer expiry, which could remove what the rollback promises to keep.
+ *
  * The commit is planned from the pinned latest snapshot: if another writer committed first, this
  * is COMMIT_CONFLICT (Paimon's procedure fails the same way) and the files written for it are
  * removed.
@@ -23,6 +27,7 @@ import { defineProcedure } from '../framework/registry.js';
 import type { RollbackTarget } from '../../src/paimon/maintenance/rollback-plan.js';
 import { readRollbackState, withNearbyTargets } from './rollback-to.js';
 import type { ProcedureResult } from '../framework/result.js';
+import { describeMaintenance, runCommitMaintenance, type CommitMaintenance } from '../maintenance/after-commit.js';
 
 export const ROLLBACK_TO_AS_LATEST_TAG_PREFIX = 'rollback-to-as-latest-';
 
@@ -81,7 +86,7 @@ export async function runRollbackToAsLatest(args: RollbackToAsLatestArgs, ctx: P
   ctx.progress({ phase: 'plan' });
   const plan = await commit.planRollbackToAsLatest(latest, target);
 
-  const row = (changed: boolean, current: number, protectiveTag: string | null) => ({
+  const row = (changed: boolean, current: number, protectiveTag: string | null, maintenance: CommitMaintenance | null = null) => ({
     previous_snapshot_id: latest.id,
     rolled_back_snapshot_id: target.id,
     current_snapshot_id: current,
@@ -92,6 +97,7 @@ export async function runRollbackToAsLatest(args: RollbackToAsLatestArgs, ctx: P
     protective_tag: protectiveTag,
     files_removed_from_view: plan.removed,
     files_restored_to_view: plan.restored,
+    maintenance: maintenance === null ? null : JSON.stringify(maintenance),
   });
   if (args.dry_run) {
     return { rows: [row(false, latest.id, null)], info: `would commit snapshot ${latest.id + 1} equal to snapshot ${target.id}` };
@@ -117,9 +123,10 @@ export async function runRollbackToAsLatest(args: RollbackToAsLatestArgs, ctx: P
     committed = true;
     ctx.markCommitted();
     ctx.reportAffected(t.identifier);
+    const maintenance = await runCommitMaintenance(ctx, args.table, {}, { expire: false });
     return {
-      rows: [row(true, snapshot.id, createdTag)],
-      info: `committed snapshot ${snapshot.id} with the content of snapshot ${target.id}`,
+      rows: [row(true, snapshot.id, createdTag, maintenance)],
+      info: `committed snapshot ${snapshot.id} with the content of snapshot ${target.id}; ${describeMaintenance(maintenance)}`,
     };
   } catch (e) {
     if (!committed && createdTag !== null) {
@@ -161,6 +168,11 @@ export const rollbackToAsLatest = defineProcedure({
     { name: 'protective_tag', type: 'string', description: 'Tag created to keep the target snapshot from expiring (snapshot targets).' },
     { name: 'files_removed_from_view', type: 'bigint', description: 'Data files live in the latest snapshot but not in the target (DELETE entries).' },
     { name: 'files_restored_to_view', type: 'bigint', description: 'Data files live in the target but not in the latest snapshot (ADD entries).' },
+    {
+      name: 'maintenance',
+      type: 'json',
+      description: "What ran after the commit, as Paimon's rollbackToAsLatest runs it: the automatic tag creation only (tags created, auto-created tags beyond tag.num-retained-max deleted, failed steps); null when nothing was committed.",
+    },
   ],
   privilege: { privilege: 'ALTER', on: 'table' },
   destructive: true,

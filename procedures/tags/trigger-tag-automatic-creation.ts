@@ -12,6 +12,71 @@ import { defineProcedure } from '../framework/registry.js';
 import { autoTagSettings, planAutoTags } from '../../src/paimon/tags/tag-auto-creation.js';
 import { selectExpiredTags } from '../../src/paimon/tags/tag-lifecycle.js';
 import { runTagDeletions, totalTally, type TagDeletionOutcome } from './tag-cleanup.js';
+import type { ProcedureContext } from '../framework/context.js';
+import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
+
+/** What one run of the table's TagAutoManager did (or would do, on a dry run). */
+export interface TagAutoRun {
+  created: string[];
+  /** Auto-created tags deleted by tag.num-retained-max. */
+  dropped: string[];
+  /** Tags deleted because their time_retained passed (none when expiry was not asked for). */
+  expired: string[];
+  outcomes: TagDeletionOutcome[];
+  latestId: number | null;
+}
+
+/**
+ * The table's TagAutoManager run once: TagAutoCreation (the period tags due, then the auto-created
+ * tags beyond tag.num-retained-max), then, when `expire` and tag.time-expire-enabled, TagTimeExpire.
+ * Paimon's commit runs it without the expiry after rollback_to_as_latest; `dynamicOptions` are the
+ * committing call's options over the table's, as the table Java commits through carries them.
+ */
+export async function runTagAutoManager(t: FileStoreTable, ctx: ProcedureContext, opts: { dryRun: boolean; expire: boolean; dynamicOptions?: Readonly<Record<string, string>> }): Promise<TagAutoRun> {
+  const options = { ...t.schema.options, ...opts.dynamicOptions };
+  const settings = autoTagSettings(options);
+  const snapshots = t.snapshotManager();
+  const tags = t.tagManager();
+  const latestId = await snapshots.latestSnapshotId();
+  const created: string[] = [];
+  let drop: string[] = [];
+  const outcomes: TagDeletionOutcome[] = [];
+  if (settings !== null) {
+    const current = (await tags.listTags()).map((e) => ({ name: e.name, snapshotId: e.tag.id }));
+    const plan = await planAutoTags(settings, {
+      tags: current,
+      earliestId: await snapshots.earliestSnapshotId(),
+      snapshot: async (id) => {
+        const s = await snapshots.tryGetSnapshot(id);
+        return s === null ? null : { id: s.id, timeMillis: s.timeMillis, watermark: s.watermark ?? null };
+      },
+    });
+    for (const c of plan.create) {
+      ctx.throwIfAborted();
+      if (current.some((x) => x.name === c.name)) continue; // Paimon: ignoreIfExists
+      if (!opts.dryRun) {
+        const created1 = await tags.createTag(await snapshots.snapshot(c.snapshotId), c.name, {
+          timeRetainedMs: settings.defaultTimeRetainedMs ?? undefined,
+          ignoreIfExists: true,
+          now: new Date(ctx.clock.now()),
+        });
+        if (!created1) continue;
+        ctx.markCommitted();
+      }
+      created.push(c.name);
+    }
+    drop = plan.drop;
+    if (drop.length > 0) outcomes.push(...(await runTagDeletions('trigger_tag_automatic_creation', t, drop, ctx, opts.dryRun)).outcomes);
+  }
+  let expired: string[] = [];
+  if (opts.expire && (options['tag.time-expire-enabled'] ?? 'true').toLowerCase() === 'true') {
+    const remaining = (await tags.listTags()).filter((e) => !drop.includes(e.name));
+    expired = selectExpiredTags(remaining, ctx.clock.now(), null);
+    if (expired.length > 0) outcomes.push(...(await runTagDeletions('trigger_tag_automatic_creation', t, expired, ctx, opts.dryRun)).outcomes);
+  }
+  if (!opts.dryRun && created.length > 0) ctx.reportAffected(t.identifier);
+  return { created, dropped: drop, expired, outcomes, latestId };
+}
 
 export const triggerTagAutomaticCreation = defineProcedure({
   name: 'trigger_tag_automatic_creation',
@@ -35,48 +100,7 @@ export const triggerTagAutomaticCreation = defineProcedure({
   destructive: true,
   run: async (args, ctx) => {
     const t = await ctx.resolveTable(args.table);
-    const options = t.schema.options;
-    const settings = autoTagSettings(options);
-    const snapshots = t.snapshotManager();
-    const tags = t.tagManager();
-    const latestId = await snapshots.latestSnapshotId();
-    const created: string[] = [];
-    let drop: string[] = [];
-    const outcomes: TagDeletionOutcome[] = [];
-    if (settings !== null) {
-      const current = (await tags.listTags()).map((e) => ({ name: e.name, snapshotId: e.tag.id }));
-      const plan = await planAutoTags(settings, {
-        tags: current,
-        earliestId: await snapshots.earliestSnapshotId(),
-        snapshot: async (id) => {
-          const s = await snapshots.tryGetSnapshot(id);
-          return s === null ? null : { id: s.id, timeMillis: s.timeMillis, watermark: s.watermark ?? null };
-        },
-      });
-      for (const c of plan.create) {
-        ctx.throwIfAborted();
-        if (current.some((x) => x.name === c.name)) continue; // Paimon: ignoreIfExists
-        if (!args.dry_run) {
-          const created1 = await tags.createTag(await snapshots.snapshot(c.snapshotId), c.name, {
-            timeRetainedMs: settings.defaultTimeRetainedMs ?? undefined,
-            ignoreIfExists: true,
-            now: new Date(ctx.clock.now()),
-          });
-          if (!created1) continue;
-          ctx.markCommitted();
-        }
-        created.push(c.name);
-      }
-      drop = plan.drop;
-      if (drop.length > 0) outcomes.push(...(await runTagDeletions('trigger_tag_automatic_creation', t, drop, ctx, args.dry_run)).outcomes);
-    }
-    let expired: string[] = [];
-    if ((options['tag.time-expire-enabled'] ?? 'true').toLowerCase() === 'true') {
-      const remaining = (await tags.listTags()).filter((e) => !drop.includes(e.name));
-      expired = selectExpiredTags(remaining, ctx.clock.now(), null);
-      if (expired.length > 0) outcomes.push(...(await runTagDeletions('trigger_tag_automatic_creation', t, expired, ctx, args.dry_run)).outcomes);
-    }
-    if (!args.dry_run && created.length > 0) ctx.reportAffected(t.identifier);
+    const { created, dropped: drop, expired, outcomes, latestId } = await runTagAutoManager(t, ctx, { dryRun: args.dry_run, expire: true });
     const tally = totalTally(outcomes);
     return {
       rows: [
