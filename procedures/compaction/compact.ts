@@ -247,7 +247,7 @@ export const compact = defineProcedure({
     { name: 'compact_strategy', type: 'string', description: "'full' (default) or 'minor' (Paimon's universal compaction picking)." },
     { name: 'order_strategy', type: 'string', description: "'none' (default), or a sort compaction of an unaware-bucket append table: 'order' (ascending, NULLS FIRST), 'zorder' (Paimon's ZIndexer; 'zorder.var-length-contribution' bytes per string), 'hilbert' (HilbertIndexer, at least two columns)." },
     { name: 'order_by', type: 'string', description: "Sort columns of a sort compaction: 'a,b' (atomic-typed, not partition columns)." },
-    { name: 'where', type: 'string', description: 'Predicate on partition columns only (=, <>, <, <=, >, >=, IN, IS [NOT] NULL, AND, OR, NOT, parentheses).' },
+    { name: 'where', type: 'string', description: "Predicate on partition columns only, in MySQL's syntax: =, <>, !=, <, <=, >, >=, [NOT] IN, [NOT] BETWEEN, IS [NOT] NULL, AND, OR, NOT, parentheses; quoted strings, numbers, TRUE/FALSE." },
     { name: 'options', type: 'string', description: "Dynamic table options for this call: 'k1=v1,k2=v2' (e.g. target-file-size)." },
     { name: 'partition_idle_time', type: 'string', description: "Only partitions without new files for this long (e.g. '1 d'), with a full compaction." },
     { name: 'buckets', type: 'string', description: "Buckets of a fixed-bucket table: '0,3-5'." },

@@ -20,6 +20,7 @@ export type PaimonErrorCode =
   | 'UNSUPPORTED_TABLE'
   | 'CORRUPT_METADATA'
   | 'INVALID_ARGUMENT'
+  | 'NOT_SUPPORTED'
   | 'STORAGE_ERROR';
 
 export class PaimonError extends Error {

@@ -12,13 +12,13 @@
  * NOT_SUPPORTED with a message saying what works. Evaluation is pure: a parsed query and a
  * VirtualTable in, a result set out.
  */
-import { createRequire } from 'node:module';
 import { ProcedureError } from '../../../procedures/framework/errors.js';
 import type { ColumnSpec, ColumnType, TextRow } from '../route.js';
 import { Lexer, isKeyword, ParseError, type Token } from '../sql-lexer.js';
 import { astName, compareText, evaluateExpr, expression, isAst, truth, type ColumnRef, type Expr, type Value } from './sql-expression.js';
 import type { TimeTravel } from './files-table.js';
 import { isNumericColumn, type VirtualTable } from './virtual-table.js';
+import { mysqlParser, regroupLogical } from '../../paimon/sql/mysql-expression.js';
 
 export type { ColumnRef, Expr } from './sql-expression.js';
 
@@ -132,21 +132,6 @@ function timeTravel(lx: Lexer, sql: string): { at: TimeTravel; end: number } | n
   throw notSupported(`'${sql.slice(at, v.end)}' (FOR VERSION AS OF takes a snapshot id or a quoted tag name)`);
 }
 
-// ---------------------------------------------------------------------------------------------
-// node-sql-parser, loaded on first use (its MySQL grammar alone is a large module)
-
-type MysqlParserModule = typeof import('node-sql-parser/build/mysql.js');
-let parserInstance: { astify(sql: string): unknown } | null = null;
-
-function parser(): { astify(sql: string): unknown } {
-  if (parserInstance === null) {
-    const mod = createRequire(import.meta.url)('node-sql-parser/build/mysql.js') as MysqlParserModule | { default: MysqlParserModule };
-    const P = 'Parser' in mod ? mod.Parser : mod.default.Parser;
-    parserInstance = new P();
-  }
-  return parserInstance;
-}
-
 const str = astName;
 
 function quoteIdent(s: string): string {
@@ -162,7 +147,8 @@ export function parseSelectQuery(sql: string): SelectQuery {
   const rewritten = sql.slice(0, located.start) + (name.db !== null ? quoteIdent(name.db) + '.' : '') + quoteIdent(name.table) + sql.slice(located.end);
   let ast: unknown;
   try {
-    ast = parser().astify(rewritten);
+    // AND/OR regrouped as SQL groups them (node-sql-parser gives them one precedence).
+    ast = regroupLogical(mysqlParser().astify(rewritten));
   } catch (e) {
     throw new ProcedureError('PARSE_ERROR', `You have an error in your SQL syntax: ${e instanceof Error ? e.message.slice(0, 200) : String(e)}`);
   }

@@ -171,6 +171,33 @@ describe('partition and bucket arguments', () => {
     assert.throws(() => parsePartitionPredicate('id = 1', ['dt', 'hh']), /Only partition predicate is supported/);
     assert.throws(() => parsePartitionPredicate("dt = '1' AND", ['dt', 'hh']), /Invalid where/);
   });
+  test('where through node-sql-parser: SQL precedence, BETWEEN, mirrored comparisons, MySQL string escapes', () => {
+    const keys = ['dt', 'hh'];
+    // AND before OR: (dt = 'b') OR (dt = 'a' AND hh = '1').
+    const f = parsePartitionPredicate("dt = 'b' OR dt = 'a' AND hh = '1'", keys);
+    assert.equal(f(spec('b', '9')), true);
+    assert.equal(f(spec('a', '9')), false);
+    assert.equal(f(spec('a', '1')), true);
+    const g = parsePartitionPredicate("(dt = 'b' OR dt = 'a' AND hh = '1')", keys);
+    assert.equal(g(spec('b', '9')), true, 'the same inside parentheses');
+    assert.equal(parsePartitionPredicate('hh BETWEEN 2 AND 10', keys)(spec('x', '10')), true);
+    assert.equal(parsePartitionPredicate('hh NOT BETWEEN 2 AND 10', keys)(spec('x', '10')), false);
+    assert.equal(parsePartitionPredicate('5 < hh', keys)(spec('x', '6')), true, 'literal on the left');
+    assert.equal(parsePartitionPredicate('5 < hh', keys)(spec('x', '4')), false);
+    assert.equal(parsePartitionPredicate("dt = 'it''s'", keys)(spec("it's", '0')), true);
+    assert.equal(parsePartitionPredicate("dt = 'it\\'s'", keys)(spec("it's", '0')), true);
+    assert.equal(parsePartitionPredicate('dt = "q"', keys)(spec('q', '0')), true);
+    assert.equal(parsePartitionPredicate("NOT (dt = 'a' OR hh = '1') AND dt <> 'c'", keys)(spec('b', '2')), true);
+  });
+  test('where: other SQL is NOT_SUPPORTED naming the partitions argument; statements around the predicate are refused', () => {
+    const keys = ['dt', 'hh'];
+    for (const text of ["dt LIKE '2024%'", "UPPER(dt) = 'A'", 'hh + 1 = 2', "dt = DATE '2024-01-01'"]) {
+      assert.throws(() => parsePartitionPredicate(text, keys), (e) => isPaimonError(e, 'NOT_SUPPORTED') && /partitions argument/.test((e as Error).message), text);
+    }
+    for (const text of ["dt = '1' GROUP BY dt", "dt = '1' UNION SELECT * FROM x", "dt = '1'; DROP TABLE x", "dt = '1' LIMIT 1", 'dt = NULL', "t.dt = '1'", "dt = hh"]) {
+      assert.throws(() => parsePartitionPredicate(text, keys), (e) => isPaimonError(e, 'INVALID_ARGUMENT'), text);
+    }
+  });
   test('where: nesting and length past the limits are INVALID_ARGUMENT naming the limit, not a stack overflow', () => {
     const keys = ['dt', 'hh'];
     const deep = (n: number, open: string, close: string) => `${open.repeat(n)}dt = '1'${close.repeat(n)}`;

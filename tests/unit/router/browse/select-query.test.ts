@@ -75,6 +75,15 @@ describe('standalone SELECT over a virtual table', () => {
     assert.deepEqual(run("SELECT ORDINAL_POSITION FROM t WHERE 'demo' = TABLE_SCHEMA AND 2 > ORDINAL_POSITION"), [['1']]);
   });
 
+  test('AND binds tighter than OR, inside parentheses too, as in MySQL', () => {
+    const orOfAnd = [['1'], ['2'], ['9']];
+    assert.deepEqual(run("SELECT ORDINAL_POSITION FROM t WHERE TABLE_SCHEMA = 'ops' OR TABLE_NAME = 'orders' AND ORDINAL_POSITION < 5"), orOfAnd);
+    assert.deepEqual(run("SELECT ORDINAL_POSITION FROM t WHERE (TABLE_SCHEMA = 'ops' OR TABLE_NAME = 'orders' AND ORDINAL_POSITION < 5)"), orOfAnd);
+    assert.deepEqual(run("SELECT ORDINAL_POSITION FROM t WHERE TABLE_NAME = 'orders' AND ORDINAL_POSITION < 5 OR TABLE_SCHEMA = 'ops'"), orOfAnd);
+    assert.deepEqual(run("SELECT ORDINAL_POSITION FROM t WHERE TABLE_SCHEMA = 'ops' AND TABLE_NAME IN ('events') OR ORDINAL_POSITION = 1"), [['1'], ['9']]);
+    assert.deepEqual(run("SELECT ORDINAL_POSITION FROM t WHERE (TABLE_SCHEMA = 'ops' OR TABLE_NAME = 'orders') AND ORDINAL_POSITION < 5"), [['1'], ['2']]);
+    assert.equal(requiredValues(parseSelectQuery("SELECT * FROM t WHERE TABLE_SCHEMA = 'a' OR TABLE_NAME = 'x' AND TABLE_SCHEMA = 'b'").where, 'TABLE_SCHEMA'), null);
+  });
   test('ORDER BY a column, an alias or a position, then LIMIT and OFFSET; columns are renamed by their alias', () => {
     const r = evaluateSelect(parseSelectQuery('SELECT c.TABLE_NAME AS n, ORDINAL_POSITION FROM information_schema.COLUMNS c ORDER BY ORDINAL_POSITION DESC LIMIT 1, 2'), TABLE);
     assert.deepEqual(r.columns, [{ name: 'n', type: 'string' }, { name: 'ORDINAL_POSITION', type: 'bigint' }]);
