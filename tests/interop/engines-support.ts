@@ -220,3 +220,65 @@ export async function flinkMetaMany(peer: FlinkPeer, tables: readonly { key: str
   }
   return out;
 }
+
+export interface StreamTable {
+  key: string;
+  catalog: string;
+  wh: string;
+  table: string;
+}
+
+/** How long one round of commits may take to reach the streams, and how many rounds there are. */
+const STREAM_ROUND_MS = 15_000;
+const STREAM_ROUNDS = 4;
+
+/**
+ * A Flink streaming read ('scan.mode'='latest': only what is committed after the job starts) of
+ * many tables, in one streaming job per SOURCES_PER_QUERY tables. The job's Paimon enumerator picks
+ * its starting snapshot a moment after the job is RUNNING, so a commit in that moment is not read:
+ * `commit(round, tables)` commits one row per table (its row texts returned per key), and a new
+ * round is committed to the tables whose latest committed row has not arrived after
+ * STREAM_ROUND_MS. The jobs are cancelled before this returns, whatever happens.
+ * Returns, per key, the streamed row texts and every row committed to it.
+ */
+export async function flinkStreamLatest(
+  peer: FlinkPeer,
+  tables: readonly StreamTable[],
+  commit: (round: number, tables: readonly StreamTable[]) => Promise<Map<string, string>>,
+): Promise<Map<string, { streamed: string[]; committed: string[] }>> {
+  const catalogs = Object.fromEntries(tables.map((t) => [t.catalog, `file://${t.wh}`]));
+  const out = new Map(tables.map((t) => [t.key, { streamed: [] as string[], committed: [] as string[] }]));
+  const streams: number[] = [];
+  try {
+    for (let i = 0; i < tables.length; i += SOURCES_PER_QUERY) {
+      const sql = tables
+        .slice(i, i + SOURCES_PER_QUERY)
+        .map((t) => `SELECT ${quote(t.key)} AS k, ${ROW_TEXT_SQL} AS r FROM \`${t.catalog}\`.\`interop\`.\`${t.table}\` /*+ OPTIONS('scan.mode'='latest') */`)
+        .join('\nUNION ALL\n');
+      streams.push(await peer.streamStart(sql, catalogs));
+    }
+    const arrived = (t: StreamTable): boolean => {
+      const o = out.get(t.key)!;
+      return o.streamed.includes(o.committed[o.committed.length - 1] ?? '\0');
+    };
+    for (let round = 0; round < STREAM_ROUNDS; round++) {
+      const pending = tables.filter((t) => !arrived(t));
+      if (pending.length === 0) break;
+      for (const [k, r] of await commit(round, pending)) out.get(k)!.committed.push(r);
+      const until = Date.now() + STREAM_ROUND_MS;
+      while (pending.some((t) => !arrived(t)) && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 1000));
+        for (const o of out.values()) o.streamed = [];
+        for (const s of streams) {
+          const { rows, error } = await peer.streamPoll(s);
+          if (error !== null) throw new Error(`the Flink streaming job ended: ${error}`);
+          for (const row of rows) out.get(String(row.k))?.streamed.push(String(row.r));
+        }
+      }
+    }
+  } finally {
+    for (const s of streams) await peer.streamStop(s).catch(() => undefined);
+  }
+  for (const o of out.values()) o.streamed.sort();
+  return out;
+}

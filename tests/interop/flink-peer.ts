@@ -10,6 +10,10 @@
  *     .sql(sql, { warehouse, database, timeoutMs })  -> { columns, rows } (rows: column -> JSON-safe
  *                                  value); rejects with PeerError carrying Flink's exception chain
  *     .trySql(...)                 the same, resolving { ok: false, error } instead of rejecting
+ *     .streamStart(sql, catalogs)  submits a streaming query in the peer's streaming environment
+ *                                  (catalogs: name -> warehouse), resolving its handle once RUNNING
+ *     .streamPoll(handle)          the rows it has emitted so far, and its error if it ended
+ *     .streamStop(handle)          cancels its job
  *     .stats()                     the Flink JVM's peak and current RSS (kB)
  *     .stop()                      kills the peer and its JVM by pid (also done at process exit)
  *
@@ -50,6 +54,8 @@ export interface FlinkStats {
   jvmPid: number;
   vmHwmKb: number | null;
   vmRssKb: number | null;
+  /** The peer program's own (python) peak RSS. */
+  pythonHwmKb: number | null;
 }
 
 type Answer = { id: number; ok: boolean; error?: string } & Record<string, Json>;
@@ -105,9 +111,26 @@ export class EnginePeer {
     );
   }
 
+  async streamStart(sql: string, catalogs: Record<string, string>, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<number> {
+    const a = await this.request({ op: 'stream-start', sql, catalogs }, `${this.label} stream ${sql.slice(0, 120)}`, timeoutMs);
+    if (!a.ok) throw new PeerError(`${this.label} cannot start the streaming query ${sql.slice(0, 300)}: ${a.error ?? 'failed'}`, null, '', this.stderrTail);
+    return Number(a.stream);
+  }
+
+  async streamPoll(stream: number): Promise<{ rows: Row[]; error: string | null }> {
+    const a = await this.request({ op: 'stream-poll', stream }, `${this.label} stream-poll`, 30_000);
+    if (!a.ok) throw new PeerError(`${this.label} stream-poll: ${a.error ?? 'failed'}`, null, '', this.stderrTail);
+    return { rows: a.rows as Row[], error: typeof a.error === 'string' ? a.error : null };
+  }
+
+  async streamStop(stream: number): Promise<void> {
+    const a = await this.request({ op: 'stream-stop', stream }, `${this.label} stream-stop`, 60_000);
+    if (!a.ok) throw new PeerError(`${this.label} stream-stop: ${a.error ?? 'failed'}`, null, '', this.stderrTail);
+  }
+
   async stats(): Promise<FlinkStats> {
     const a = await this.request({ op: 'stats' }, `${this.label} stats`, 30_000);
-    return { jvmPid: Number(a.jvmPid), vmHwmKb: a.vmHwmKb === null ? null : Number(a.vmHwmKb), vmRssKb: a.vmRssKb === null ? null : Number(a.vmRssKb) };
+    return { jvmPid: Number(a.jvmPid), vmHwmKb: a.vmHwmKb === null ? null : Number(a.vmHwmKb), vmRssKb: a.vmRssKb === null ? null : Number(a.vmRssKb), pythonHwmKb: a.pythonHwmKb == null ? null : Number(a.pythonHwmKb) };
   }
 
   /** Requests run one at a time, in arrival order. */

@@ -13,8 +13,17 @@ request line on stdin exactly one answer line on stdout, in order:
       (DATE "YYYY-MM-DD", TIMESTAMP "YYYY-MM-DDTHH:MM:SS.ffffff", DECIMAL as its text, BYTES hex,
       NaN/Infinity as strings, integers exact), or {"id", "ok": false, "error"}: the Java
       exception chain, one message per cause.
+  {"id", "op": "stream-start", "sql", "catalogs": {name: warehouse}}
+      submits a streaming query (a second, streaming TableEnvironment of the same JVM, with those
+      Paimon catalogs) and answers {"id", "ok": true, "stream": n} once its job is RUNNING; a
+      thread of this process collects its rows from then on.
+  {"id", "op": "stream-poll", "stream"}
+      {"id", "ok": true, "columns", "rows", "error"}: every row collected so far (not waiting).
+  {"id", "op": "stream-stop", "stream"}
+      cancels the job: {"id", "ok": true, "rows": count collected}.
   {"id", "op": "stats"}
-      {"id", "ok": true, "jvmPid", "vmHwmKb", "vmRssKb"}: the JVM's peak and current resident set.
+      {"id", "ok": true, "jvmPid", "vmHwmKb", "vmRssKb", "pythonHwmKb"}: the JVM's peak and current
+      resident set, and this python process's peak.
 The process ends when stdin closes.
 """
 
@@ -26,6 +35,10 @@ import math
 import os
 import re
 import sys
+import threading
+import time
+
+STREAM_START_TIMEOUT_S = 120
 
 
 def jvm_status(pid):
@@ -91,6 +104,54 @@ def java_error(e):
     return " | caused by: ".join(msgs)
 
 
+class Stream:
+    """One running streaming query: its job client and the rows a thread collected so far."""
+
+    def __init__(self, result):
+        self.result = result
+        self.columns = list(result.get_table_schema().get_field_names())
+        self.rows = []
+        self.error = None
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self.collect, daemon=True)
+        self.thread.start()
+
+    def collect(self):
+        try:
+            with self.result.collect() as it:
+                for r in it:
+                    values = list(r)
+                    with self.lock:
+                        self.rows.append({c: safe(values[i]) for i, c in enumerate(self.columns)})
+        except Exception as e:  # noqa: BLE001 (a cancelled job ends the iterator with an error)
+            with self.lock:
+                self.error = java_error(e)
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.rows), self.error
+
+    def wait_running(self):
+        client = self.result.get_job_client()
+        deadline = time.monotonic() + STREAM_START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            # A JobStatus enum member (its str() is "JobStatus.RUNNING").
+            status = getattr(client.get_job_status().result(), "name", "")
+            if status == "RUNNING":
+                return
+            if status in ("FAILED", "CANCELED", "FINISHED"):
+                raise RuntimeError(f"the streaming job is {status}: {self.snapshot()[1] or ''}")
+            time.sleep(0.2)
+        raise RuntimeError(f"the streaming job was not RUNNING within {STREAM_START_TIMEOUT_S} s")
+
+    def stop(self):
+        try:
+            self.result.get_job_client().cancel().result()
+        except Exception:  # noqa: BLE001 (already ended)
+            pass
+        self.thread.join(30)
+
+
 def main():
     jar_dir = sys.argv[1]
     jars = sorted(glob.glob(os.path.join(jar_dir, "*.jar")))
@@ -127,6 +188,21 @@ def main():
     print(json.dumps({"ready": True, "pid": os.getpid(), "jvmPid": jvm_pid, "paimonVersion": version}), flush=True)
 
     catalogs = {}
+    # The streaming environment is made on the first stream-start (most files never stream).
+    streaming = {"env": None, "catalogs": set()}
+    streams = {}
+
+    def stream_env(wanted):
+        if streaming["env"] is None:
+            streaming["env"] = TableEnvironment.create(EnvironmentSettings.new_instance().in_streaming_mode().with_configuration(conf).build())
+        senv = streaming["env"]
+        for name, wh in sorted(wanted.items()):
+            if name not in streaming["catalogs"]:
+                uri = wh if "://" in wh else "file://" + os.path.abspath(wh)
+                senv.execute_sql(f"CREATE CATALOG IF NOT EXISTS `{name}` WITH ('type'='paimon', 'warehouse'='{uri}')")
+                streaming["catalogs"].add(name)
+        return senv
+
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -136,7 +212,25 @@ def main():
         try:
             if req.get("op") == "stats":
                 st = jvm_status(jvm_pid)
-                answer = {"id": rid, "ok": True, "jvmPid": jvm_pid, "vmHwmKb": st.get("VmHWM"), "vmRssKb": st.get("VmRSS")}
+                py = jvm_status(os.getpid())
+                answer = {"id": rid, "ok": True, "jvmPid": jvm_pid, "vmHwmKb": st.get("VmHWM"), "vmRssKb": st.get("VmRSS"), "pythonHwmKb": py.get("VmHWM")}
+            elif req.get("op") == "stream-start":
+                stream = Stream(stream_env(req.get("catalogs") or {}).execute_sql(req["sql"]))
+                try:
+                    stream.wait_running()
+                except Exception:
+                    stream.stop()
+                    raise
+                sid = len(streams) + 1
+                streams[sid] = stream
+                answer = {"id": rid, "ok": True, "stream": sid}
+            elif req.get("op") == "stream-poll":
+                rows, error = streams[req["stream"]].snapshot()
+                answer = {"id": rid, "ok": True, "columns": streams[req["stream"]].columns, "rows": rows, "error": error}
+            elif req.get("op") == "stream-stop":
+                stream = streams.pop(req["stream"])
+                stream.stop()
+                answer = {"id": rid, "ok": True, "rows": len(stream.snapshot()[0])}
             elif req.get("op") == "sql":
                 wh = req.get("warehouse")
                 if wh:
