@@ -175,6 +175,21 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   catalogs: z.array(catalogSchema).default([]),
+  /**
+   * Also serve the FE's own Paimon catalogs (src/fe-catalogs.ts), read over the
+   * upstream.refresh_user account with SHOW CATALOGS / SHOW CREATE CATALOG. The FE hides
+   * secrets, so they are given here per catalog. A name also in `catalogs` keeps the configured one.
+   */
+  catalogs_from_fe: z
+    .strictObject({
+      /** Rediscover this often (also after a forwarded REFRESH CATALOG succeeds). */
+      refresh_interval_ms: z.number().int().min(1000).default(60_000),
+      /** Only these FE catalog names; all paimon catalogs when absent. */
+      include: z.array(z.string().min(1)).min(1).optional(),
+      /** Per FE catalog name: properties that replace the FE's (secrets the FE prints as *XXX). */
+      overrides: z.record(z.string(), z.strictObject({ properties: z.record(z.string(), z.string()).default({}) })).default({}),
+    })
+    .optional(),
   /** Standalone mode: a YAML/JSON file with `users: [...]` (userSchema); relative to the config file. */
   users_file: z.string().optional(),
   logging: z
@@ -231,6 +246,12 @@ export const configSchema = z.strictObject({
    */
   tracing: z.strictObject({ file: z.string().optional(), console: z.boolean().default(false) }).prefault({}),
   procedures: procedureLimitsSchema,
+});
+
+export const configWithFromFeSchema = configSchema.superRefine((c, ctx) => {
+  if (c.catalogs_from_fe === undefined) return;
+  if (c.upstream === undefined) ctx.addIssue({ code: 'custom', path: ['catalogs_from_fe'], message: 'catalogs_from_fe needs an upstream FE to read the catalogs from' });
+  else if (c.upstream.refresh_user === undefined) ctx.addIssue({ code: 'custom', path: ['catalogs_from_fe'], message: 'catalogs_from_fe reads the FE with upstream.refresh_user (and refresh_password); configure that account' });
 });
 
 export type CatalogConfig = z.infer<typeof catalogSchema>;

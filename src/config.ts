@@ -16,7 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { configSchema, type ProxyConfig } from './config-schema.js';
+import { configWithFromFeSchema, type ProxyConfig } from './config-schema.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -159,6 +159,11 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   const fileArg = opts.file ?? (env.PPP_CONFIG ? env.PPP_CONFIG : undefined);
   const file = fileArg ? resolve(cwd, fileArg) : null;
   const raw: Raw = file ? await readConfigFile(file) : {};
+  // `catalogs: from_fe` (the issue's spelling) is short for no file catalogs and `catalogs_from_fe: {}`.
+  if (raw.catalogs === 'from_fe') {
+    raw.catalogs = [];
+    if (raw.catalogs_from_fe === undefined) raw.catalogs_from_fe = {};
+  }
   const configuredCatalogs = Array.isArray(raw.catalogs) ? raw.catalogs.length : 0;
   const baseDir = file ? dirname(file) : cwd;
 
@@ -194,13 +199,13 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   if (o.warehouse !== undefined) setWarehouse(raw, o.warehouse, cwd);
 
   // embedded default catalog
-  if (raw.catalogs === undefined || (Array.isArray(raw.catalogs) && raw.catalogs.length === 0)) {
+  if (raw.catalogs_from_fe === undefined && (raw.catalogs === undefined || (Array.isArray(raw.catalogs) && raw.catalogs.length === 0))) {
     setWarehouse(raw, 'warehouse', cwd);
   }
   const embeddedCatalog =
     configuredCatalogs === 0 && Array.isArray(raw.catalogs) && raw.catalogs.length === 1;
 
-  const result = configSchema.safeParse(raw);
+  const result = configWithFromFeSchema.safeParse(raw);
   if (!result.success) {
     throw new ConfigError(`invalid configuration${file ? ` in ${file}` : ''}:\n${formatIssues(result.error)}`);
   }

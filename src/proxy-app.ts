@@ -6,7 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { ProcedureExecutor } from '../procedures/framework/executor.js';
 import { createDefaultRegistry } from '../procedures/index.js';
-import { buildCatalogs } from './catalogs.js';
+import { buildCatalog, buildCatalogs } from './catalogs.js';
+import { FeCatalogDiscovery } from './fe-catalogs.js';
 import type { CatalogProvider } from '../procedures/framework/catalog.js';
 import type { ProxyConfig } from './config-schema.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -41,13 +42,41 @@ export interface StartProxyOptions {
   catalogs?: CatalogProvider;
 }
 
+/**
+ * The file's catalogs, plus the FE's own Paimon catalogs with `catalogs_from_fe` (discovered at
+ * start and on a timer; the schema has checked the upstream and its service account).
+ */
+function servedCatalogs(config: ProxyConfig, logger: Logger): CatalogProvider {
+  const base = buildCatalogs(config);
+  const fromFe = config.catalogs_from_fe;
+  const up = config.upstream;
+  if (fromFe === undefined || up?.refresh_user === undefined) return base;
+  const discovery = new FeCatalogDiscovery(base, {
+    host: up.host,
+    port: up.port,
+    user: up.refresh_user,
+    password: up.refresh_password,
+    tls: up.tls,
+    connectTimeoutMs: up.connect_timeout_ms,
+    include: fromFe.include,
+    overrides: fromFe.overrides,
+    staticNames: new Set(base.names()),
+    build: buildCatalog,
+    warn: (m) => logger.warn(m),
+  });
+  void discovery.refresh();
+  // unref: the timer alone never keeps the process alive.
+  setInterval(() => void discovery.refresh(), fromFe.refresh_interval_ms).unref();
+  return discovery;
+}
+
 export function createRouter(config: ProxyConfig, logger: Logger, connections: ConnectionDirectory, ops?: OpsRuntime, catalogs?: CatalogProvider): Router {
   const registry = createDefaultRegistry();
   // Jobs through SQL, and the executor hooks (privileges, locks, timeouts, audit, metrics, FE refresh).
   for (const p of ops?.jobProcedures ?? []) registry.register(p);
   const executor = new ProcedureExecutor({
     registry,
-    catalogs: catalogs ?? buildCatalogs(config),
+    catalogs: catalogs ?? servedCatalogs(config, logger),
     limits: config.procedures,
     logger,
     // Secrets echoed in a procedure's error message are masked in the ERR packet, log and audit.
