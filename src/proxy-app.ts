@@ -74,9 +74,10 @@ export function createRouter(config: ProxyConfig, logger: Logger, connections: C
   const registry = createDefaultRegistry();
   // Jobs through SQL, and the executor hooks (privileges, locks, timeouts, audit, metrics, FE refresh).
   for (const p of ops?.jobProcedures ?? []) registry.register(p);
+  const served = catalogs ?? servedCatalogs(config, logger);
   const executor = new ProcedureExecutor({
     registry,
-    catalogs: catalogs ?? servedCatalogs(config, logger),
+    catalogs: served,
     limits: config.procedures,
     logger,
     // Secrets echoed in a procedure's error message are masked in the ERR packet, log and audit.
@@ -89,6 +90,8 @@ export function createRouter(config: ProxyConfig, logger: Logger, connections: C
     // Standalone sessions start in the first configured catalog; with an FE, Doris's default applies.
     defaultCatalog: config.upstream ? null : (config.catalogs[0]?.name ?? null),
     connections,
+    // A REFRESH CATALOG the FE accepted makes the catalogs read from it rediscover at once.
+    ...(served instanceof FeCatalogDiscovery ? { onCatalogRefresh: () => void served.refresh() } : {}),
   });
 }
 

@@ -25,6 +25,7 @@ import { parseCallArguments, parseCallName, ParseError, resolveCatalogName, type
 import type { LocalReply, Route, SessionView, StatementRouter } from './route.js';
 import { isShowDiagnostics, literalValue, parseKill, parseSet, parseSwitch, parseUse, type KillStatement } from './session-statement.js';
 import { classifyStatement } from './statement-prefilter.js';
+import { isRefreshCatalog } from '../fe-catalogs.js';
 import { parseTagBranchDdl } from './ddl/tag-branch-ddl.js';
 import { planTagBranchDdl, procedureOfDdl, runDdlPlan, tableArgument } from './ddl/ddl-invocation.js';
 import { newStandaloneState, rememberWarnings, respondStandalone, unknownCatalog, type StandaloneEnv, type StandaloneSessionState } from './standalone-responder.js';
@@ -68,6 +69,8 @@ export interface RouterOptions {
    * connection runs which CALL, shared with the ops runtime. Default: the router's own.
    */
   calls?: CancellationRegistry;
+  /** Called when the FE answers OK to a forwarded `REFRESH CATALOG` (catalogs read from the FE rediscover). */
+  onCatalogRefresh?: () => void;
 }
 
 /** The abort reason of a call that a KILL stopped. */
@@ -142,6 +145,10 @@ export class Router implements StatementRouter {
       this.afterLocalCall.delete(session);
     }
     if (kind === 'other' && !session.standalone) return FORWARD;
+    if (kind === 'refresh' && !session.standalone) {
+      const refresh = this.opts.onCatalogRefresh;
+      return refresh !== undefined && isRefreshCatalog(sql) ? { kind: 'forward', afterOk: () => refresh() } : FORWARD;
+    }
     if (kind === 'alter') {
       const r = this.routeTagBranchDdl(sql, session);
       if (r !== null) return r;

@@ -1,7 +1,8 @@
 /**
  * The prefilter run on every COM_QUERY: skip leading whitespace and comments, then look at
  * the first keyword. Only CALL, USE, SWITCH, KILL (and SET, for `@paimon_*` user variables; ALTER,
- * for the tag and branch clauses of Paimon tables) matter to a proxy with an upstream
+ * for the tag and branch clauses of Paimon tables; REFRESH, for REFRESH CATALOG with catalogs
+ * read from the FE) matter to a proxy with an upstream
  * (everything else is forwarded without being read further), so this is a handful of
  * character comparisons and no allocation for ordinary statements.
  *
@@ -10,7 +11,7 @@
  * A `-- ` comment needs whitespace (or the end) after the dashes, as in MySQL.
  */
 
-export type StatementKind = 'call' | 'use' | 'switch' | 'kill' | 'set' | 'alter' | 'other';
+export type StatementKind = 'call' | 'use' | 'switch' | 'kill' | 'set' | 'alter' | 'refresh' | 'other';
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12;
@@ -75,6 +76,8 @@ export function classifyStatement(sql: string): StatementKind {
       return word(sql, i, 'KILL') ? 'kill' : 'other';
     case 97 /* a */:
       return word(sql, i, 'ALTER') ? 'alter' : 'other';
+    case 114 /* r */:
+      return word(sql, i, 'REFRESH') ? 'refresh' : 'other';
     default:
       return 'other';
   }
@@ -117,6 +120,8 @@ export function classifyStatementBytes(buf: Uint8Array, start = 0, end = buf.len
       return wordBytes(buf, i, end, 'KILL') ? 'kill' : 'other';
     case 97:
       return wordBytes(buf, i, end, 'ALTER') ? 'alter' : 'other';
+    case 114:
+      return wordBytes(buf, i, end, 'REFRESH') ? 'refresh' : 'other';
     default:
       return 'other';
   }

@@ -35,6 +35,9 @@ describe('prefilter', () => {
     ['SET @paimon_call_timeout = 1', 'set'],
     ['set names utf8', 'set'],
     ['SETTINGS', 'other'],
+    ['REFRESH CATALOG lake', 'refresh'],
+    ['refresh table t', 'refresh'],
+    ['REFRESHED', 'other'],
     ['SELECT 1', 'other'],
     ['', 'other'],
     ['   ', 'other'],
@@ -129,6 +132,21 @@ describe('router with an upstream FE', () => {
       assert.equal(e?.kind, 'error', sql);
       assert.equal(e?.kind === 'error' && e.errno, errno, sql);
     }
+  });
+
+  test('a forwarded REFRESH CATALOG rediscovers the catalogs read from the FE once the FE says OK; other REFRESHes do not', () => {
+    const catalogs = new CatalogSet([new FileSystemProcedureCatalog('paimon', wh, new LocalFileIO())]);
+    const executor = new ProcedureExecutor({ registry: new ProcedureRegistry([echoProcedure]), catalogs, limits: configSchema.parse({}).procedures });
+    let refreshes = 0;
+    const r2 = new Router({ executor, defaultCatalog: null, onCatalogRefresh: () => refreshes++ });
+    const s = makeSession();
+    const r = r2.route('REFRESH CATALOG lake', s);
+    assert.equal(r.kind, 'forward');
+    assert.equal(refreshes, 0, 'not before the FE answers');
+    if (r.kind === 'forward') r.afterOk?.(s);
+    assert.equal(refreshes, 1);
+    const t = r2.route('REFRESH TABLE lake.db.t', s);
+    assert.equal(t.kind === 'forward' && t.afterOk, undefined);
   });
 
   test('a catalog name that matches two configured catalogs ignoring case is refused, naming both', async () => {
