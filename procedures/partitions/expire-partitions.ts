@@ -38,6 +38,7 @@ import type { ProcedureContext } from '../framework/context.js';
 import { defineProcedure } from '../framework/registry.js';
 import type { ProcedureResult, ResultRow } from '../framework/result.js';
 import { parseOptions } from '../framework/time-args.js';
+import { refuseMetastoreOutOfStep } from '../framework/metastore-guard.js';
 
 export interface ExpirePartitionsArgs {
   table: string;
@@ -141,6 +142,7 @@ function noneRow(pinned: number | null, dryRun: boolean, strategy: string | null
 
 export async function runExpirePartitions(args: ExpirePartitionsArgs, ctx: ProcedureContext): Promise<ProcedureResult> {
   const t = await ctx.resolveTable(args.table);
+  refuseMetastoreOutOfStep(ctx, t, 'partitions', 'expire_partitions', args.dry_run);
   const settings = partitionExpireSettings(effectivePartitionOptions(args, t.schema.options), t.partitionKeys);
   if (settings.strategy === 'values-time' && settings.timestampFormatter !== null) {
     try {

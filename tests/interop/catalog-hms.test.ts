@@ -11,6 +11,9 @@
  * a Java writer committing with the lock while we compact loses no commit.
  *
  * Bad input: a metastore that is not there is a clear error naming host:port, and changes nothing.
+ * Tables whose partitions or tags the metastore keeps as well (`metastore.partitioned-table`,
+ * `metastore.tag-to-partition`) refuse the procedures that would leave those behind, changing
+ * nothing; their dry runs still answer.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -256,5 +259,29 @@ describe('Hive catalog: Paimon 1.4.2 HiveCatalog and HMS 4.0.0 through the proxy
     const missing = await callError(`CALL paimon.sys.compact(\`table\` => '${DB}.nope')`);
     assert.equal(missing.errno, 1146, `a missing table is ER_NO_SUCH_TABLE: ${missing.message}`);
     assert.deepEqual(listTree(tableDir), before);
+  });
+
+  test('partitions and tags the metastore keeps too: expire_partitions and tag changes are NOT_SUPPORTED, nothing changes', async () => {
+    const fields = [
+      { name: 'id', type: 'INT NOT NULL' },
+      { name: 'dt', type: 'STRING NOT NULL' },
+      { name: 'v', type: 'STRING' },
+    ];
+    await jhive.createTable(warehouse, DB, 'tp', { fields, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: { bucket: '1', 'metastore.partitioned-table': 'true' } });
+    await jhive.createTable(warehouse, DB, 'tt', { fields, primaryKeys: ['id'], options: { bucket: '1', 'metastore.tag-to-partition': 'tag' } });
+    await jhive.writeLoop(warehouse, DB, 'tp', 2, 0, 0);
+    await jhive.writeLoop(warehouse, DB, 'tt', 2, 0, 0);
+    const tp = join(warehouse, `${DB}.db`, 'tp');
+    const tt = join(warehouse, `${DB}.db`, 'tt');
+    const before = [listTree(tp), listTree(tt)];
+    const expire = await callError(`CALL paimon.sys.expire_partitions(\`table\` => '${DB}.tp', expiration_time => '1 d', timestamp_formatter => 'yyyy-MM-dd')`);
+    assert.equal(expire.errno, 1235, expire.message);
+    assert.match(expire.message, /metastore\.partitioned-table.*Hive Metastore catalog 'paimon'.*CALL sys\.expire_partitions from Flink or Spark/);
+    const tag = await callError(`CALL paimon.sys.create_tag(\`table\` => '${DB}.tt', tag => 't1')`);
+    assert.equal(tag.errno, 1235, tag.message);
+    assert.match(tag.message, /metastore\.tag-to-partition/);
+    const dry = await call(`CALL paimon.sys.expire_partitions(\`table\` => '${DB}.tp', expiration_time => '1 d', timestamp_formatter => 'yyyy-MM-dd', dry_run => true)`);
+    assert.ok(dry !== undefined, 'a dry run answers');
+    assert.deepEqual([listTree(tp), listTree(tt)], before, 'nothing changed');
   });
 });
