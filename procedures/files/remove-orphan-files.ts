@@ -10,8 +10,10 @@
  *   deleting (a commit, tag or branch that appeared meanwhile protects its files);
  * - every branch must have a schema (as Paimon), and nothing is deleted when any used file
  *   cannot be read (other than "gone", which means expired meanwhile);
- * - directories are never deleted (Paimon also removes empty bucket/partition directories;
- *   our FileIO has no "delete only if empty", so we leave them);
+ * - as Paimon's LocalOrphanFilesClean, the bucket directories that deleted data files leave empty
+ *   are removed, then their partition directories level by level while they are empty (only
+ *   where the store has directories, and only if empty at that moment: a file written meanwhile
+ *   keeps its directory);
  * - bounded memory: candidates are kept compactly and, past procedures.orphan_memory_files,
  *   spilled to temp files (procedures.orphan_spill_dir) and matched partition by partition;
  *   directories are listed procedures.orphan_list_concurrency at a time; deletes stream with
@@ -20,7 +22,7 @@
  * `mode` accepts Paimon's `local` and `distributed`; both run here, in this process.
  */
 import { PaimonError } from '../../src/paimon/errors.js';
-import { join } from '../../src/paimon/fs/path.js';
+import { join, name as baseName, parent } from '../../src/paimon/fs/path.js';
 import type { OrphanLayout } from '../../src/paimon/maintenance/orphan-files.js';
 import type { DeletedFileKind, PlannedFile } from '../../src/paimon/maintenance/types.js';
 import { ProcedureError } from '../framework/errors.js';
@@ -149,10 +151,13 @@ async function cleanTable(
         'remove_orphan_files: scan done',
       );
       const orphans = scan.orphans;
+      const bucketDirs = new Set<string>();
       const planned = function* (): Generator<PlannedFile> {
         for (const c of orphans.entries()) {
-          const path = join(scan.dirs.path(c.dir), c.name);
+          const dir = scan.dirs.path(c.dir);
+          const path = join(dir, c.name);
           if (paths.length < MAX_LISTED_PATHS) paths.push(path);
+          if (baseName(dir).startsWith('bucket-')) bucketDirs.add(dir);
           yield { path, kind: KIND_OF_AREA[CANDIDATE_AREAS[c.area] ?? 'data'], bytes: c.size };
         }
       };
@@ -166,12 +171,33 @@ async function cleanTable(
         signal: ctx.signal,
         onProgress: (done, total) => ctx.progress({ phase: `delete ${t.identifier}`, done, total }),
       });
+      if (!dryRun) await removeEmptyDirectories(t, bucketDirs);
       return { identifier: t.identifier, pinned, candidates: scan.candidateCount, rounds: scan.rounds, spilled: scan.spilled };
     } finally {
       scan.orphans.dispose();
     }
   } finally {
     spill.dispose();
+  }
+}
+
+/**
+ * Paimon's cleanEmptyDataDirectory: each bucket directory orphans were deleted from, if empty,
+ * then the partition directories above, one level per partition key, each only if empty (so the
+ * table directory itself is never reached).
+ */
+async function removeEmptyDirectories(t: FileStoreTable, bucketDirs: ReadonlySet<string>): Promise<void> {
+  const io = t.fileIO;
+  if (io.deleteEmptyDirectory === undefined || bucketDirs.size === 0) return;
+  for (const d of bucketDirs) await io.deleteEmptyDirectory(d);
+  let level = new Set([...bucketDirs].map((d) => parent(d)).filter((d): d is string => d !== null));
+  for (let i = 0; i < t.partitionKeys.length && level.size > 0; i++) {
+    const next = new Set<string>();
+    for (const d of level) {
+      const up = parent(d);
+      if ((await io.deleteEmptyDirectory(d)) && up !== null) next.add(up);
+    }
+    level = next;
   }
 }
 

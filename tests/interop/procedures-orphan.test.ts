@@ -2,7 +2,8 @@
  * remove_orphan_files against Paimon Java's LocalOrphanFilesClean on copies of the same
  * Java-written table (with a rollback's leftovers, a branch, planted orphans and temp files):
  * the same files are deleted, Java's `check` passes afterwards, rows are equal; plus the
- * safety floor, dry_run and `db.*`. The same on every table kind of KIND_TABLES (after our
+ * safety floor, dry_run and `db.*`. Directories the deletions leave empty (a planted bucket
+ * directory, a planted partition) are removed as Java removes them. The same on every table kind of KIND_TABLES (after our
  * rollback left files behind, with planted orphans), where pypaimon 2.0.0 must also read the same
  * rows from both copies (interop.t has legacy DATE partition names, which pypaimon cannot read).
  */
@@ -30,6 +31,21 @@ import {
   readRows,
   writeSchema,
 } from './procedures-support.js';
+/** Every directory below `dir`, relative, sorted. */
+function directories(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, rel: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const r = rel === '' ? e.name : `${rel}/${e.name}`;
+      out.push(r);
+      walk(join(d, e.name), r);
+    }
+  };
+  walk(dir, '');
+  return out.sort();
+}
+
 for (const v of PAIMON_VERSIONS) {
   describe(`remove_orphan_files vs Paimon ${v} LocalOrphanFilesClean`, () => {
     let origin: string;
@@ -47,6 +63,9 @@ for (const v of PAIMON_VERSIONS) {
       plant(origin, `${TABLE}/index/index-planted-0`);
       plant(origin, `${TABLE}/snapshot/.snapshot-99.f00.tmp`);
       plant(origin, `${TABLE}/${bucketDir}/data-young.parquet`, false);
+      // Orphans alone in their directories: a bucket of an existing partition, a whole partition.
+      plant(origin, `${TABLE}/${partition}/bucket-7/data-planted-1.parquet`);
+      plant(origin, `${TABLE}/dt=2099-01-01/bucket-0/data-planted-2.parquet`);
     });
 
     test('deletes the same files as Paimon Java, and the table stays complete', async () => {
@@ -64,6 +83,9 @@ for (const v of PAIMON_VERSIONS) {
       assert.deepEqual(ours, java.deletedFiles.map((p) => basename(p)).sort());
       assert.deepEqual(listTree(join(b, TABLE)), listTree(join(a, TABLE)), 'same files left on disk');
       assert.ok(listTree(join(b, TABLE)).some((f) => f.endsWith('data-young.parquet')), 'a young file is never deleted');
+      const javaDirs = directories(join(a, TABLE));
+      assert.ok(!javaDirs.includes('dt=2099-01-01') && !javaDirs.some((d) => d.endsWith('/bucket-7')), 'Java removed the directories it emptied');
+      assert.deepEqual(directories(join(b, TABLE)), javaDirs, 'the same directories left as Java');
       assert.equal(await javaCheckPasses(v, b), true);
       assert.deepEqual(await readRows(v, b, 'interop', 't'), await readRows(v, a, 'interop', 't'));
       assert.ok((await readRows(v, b, 'interop', 't', 'branch:b1')).length > 0, 'the branch is still readable');

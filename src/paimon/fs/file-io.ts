@@ -70,6 +70,12 @@ export interface FileIO {
   deleteMany(paths: string[]): Promise<number>;
   /** Delete a directory and everything below it. */
   deleteDirectory(dir: string): Promise<void>;
+  /**
+   * Optional (stores with real directories): delete `dir` only if it is empty, as Hadoop's
+   * `delete(path, false)`; false when it is not empty, absent or not removable. Object stores have
+   * no directories to leave behind and do not implement it.
+   */
+  deleteEmptyDirectory?(dir: string): Promise<boolean>;
   mkdirs(dir: string): Promise<void>;
   /** Rename within one store; false if the target existed (no overwrite). */
   rename(from: string, to: string): Promise<boolean>;

@@ -392,6 +392,16 @@ export class LocalFileIO implements FileIO {
     }
   }
 
+  async deleteEmptyDirectory(dir: string): Promise<boolean> {
+    try {
+      // rmdir refuses a directory that is not empty (ENOTEMPTY), so a file written meanwhile stays.
+      await fsp.rmdir(this.toLocal(dir));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async mkdirs(dir: string): Promise<void> {
     try {
       await fsp.mkdir(this.toLocal(dir), { recursive: true });

@@ -292,12 +292,20 @@ export class TableScopedFileIO implements FileIO {
   }
   async deleteDirectory(dir: string): Promise<void> {
     // The table directory (and an external root) itself is never removed through a procedure's view.
-    const p = placeOf(dir);
-    if (typeof p !== 'string' && this.places.some((r) => r.store === p.store && r.bucket === p.bucket && r.key === p.key)) {
-      throw new UnsafePathError('refused to delete the table directory itself');
-    }
+    if (this.isScopeRoot(dir)) throw new UnsafePathError('refused to delete the table directory itself');
     await this.check('delete', dir);
     return this.inner.deleteDirectory(dir);
+  }
+  /** The table directory or an external root itself (never removed through a procedure's view). */
+  private isScopeRoot(dir: string): boolean {
+    const p = placeOf(dir);
+    return typeof p !== 'string' && this.places.some((r) => r.store === p.store && r.bucket === p.bucket && r.key === p.key);
+  }
+  async deleteEmptyDirectory(dir: string): Promise<boolean> {
+    if (this.inner.deleteEmptyDirectory === undefined) return false;
+    if (this.isScopeRoot(dir)) return false;
+    await this.check('delete', dir);
+    return this.inner.deleteEmptyDirectory(dir);
   }
   async mkdirs(dir: string): Promise<void> {
     await this.check('create', dir);

@@ -380,6 +380,15 @@ export class WebHdfsFileIO implements FileIO {
     await this.json<{ boolean: boolean }>('DELETE', dir, 'DELETE', { recursive: true });
   }
 
+  async deleteEmptyDirectory(dir: string): Promise<boolean> {
+    try {
+      // The name node refuses a non-recursive delete of a directory that is not empty.
+      return (await this.json<{ boolean: boolean }>('DELETE', dir, 'DELETE', { recursive: false })).boolean;
+    } catch {
+      return false;
+    }
+  }
+
   async mkdirs(dir: string): Promise<void> {
     const r = await this.json<{ boolean: boolean }>('PUT', dir, 'MKDIRS');
     if (!r.boolean) throw new PaimonError('STORAGE_ERROR', `mkdirs failed for ${dir}`);
