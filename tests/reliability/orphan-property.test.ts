@@ -2,7 +2,9 @@
  * Orphan-file safety as a property over random table histories: Paimon Java's commits,
  * compactions, tags, branches from tags (and commits on them), consumers, expirations and
  * rollbacks, mixed with our own tag and branch lifecycle procedures (create_tag, delete_tag,
- * create_branch, delete_branch, fast_forward, merge_branch), in random order, on a partitioned
+ * create_branch, delete_branch, fast_forward, merge_branch) and maintenance procedures (compact,
+ * compact_manifest, expire_partitions, rollback_to_as_latest, reset_consumer, clear_consumers,
+ * remove_unexisting_files), in random order, on a partitioned
  * primary-key or append table. After every history, with all files aged past the threshold and
  * orphans planted in data, manifest and index directories (plus young files that must survive),
  * remove_orphan_files must
@@ -22,6 +24,12 @@ import fc from 'fast-check';
 import { removeOrphanFiles } from '../../procedures/files/remove-orphan-files.js';
 import { tagProcedures } from '../../procedures/tags/index.js';
 import { branchProcedures } from '../../procedures/branches/index.js';
+import { compactionProcedures } from '../../procedures/compaction/index.js';
+import { manifestProcedures } from '../../procedures/manifests/index.js';
+import { partitionProcedures } from '../../procedures/partitions/index.js';
+import { consumerProcedures } from '../../procedures/consumers/index.js';
+import { snapshotProcedures } from '../../procedures/snapshots/index.js';
+import { repairProcedures } from '../../procedures/repair/index.js';
 import type { JsonValue } from '../../src/paimon/spec/json.js';
 import { callNamed, copyWarehouse, executorFor, firstRow, javaAvailable, listTree, tempDir, writeSchema } from '../interop/procedures-support.js';
 import { java, parseJson } from '../interop/peers.js';
@@ -51,7 +59,14 @@ type Op =
   | { kind: 'createBranch'; pick: number; empty: boolean }
   | { kind: 'deleteBranch'; pick: number }
   | { kind: 'fastForward'; pick: number; force: boolean }
-  | { kind: 'mergeBranch'; pick: number };
+  | { kind: 'mergeBranch'; pick: number }
+  | { kind: 'ourCompact' }
+  | { kind: 'compactManifest' }
+  | { kind: 'expirePartitions' }
+  | { kind: 'rollbackAsLatest'; back: number }
+  | { kind: 'resetConsumer'; back: number }
+  | { kind: 'clearConsumers' }
+  | { kind: 'removeUnexisting' };
 
 const pick = fc.nat({ max: 7 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -69,10 +84,17 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteBranch' as const), pick }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('fastForward' as const), pick, force: fc.boolean() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('mergeBranch' as const), pick }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'ourCompact' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'compactManifest' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'expirePartitions' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rollbackAsLatest' as const), back: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('resetConsumer' as const), back: fc.integer({ min: 0, max: 2 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'clearConsumers' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'removeUnexisting' as const }) },
 );
 
 /** Refusals our lifecycle calls may answer on a random history (every other outcome fails the property). */
-const EXPECTED_REFUSALS = new Set(['UNSAFE_ARGUMENT', 'SNAPSHOT_NOT_FOUND', 'INVALID_ARGUMENT', 'UNSUPPORTED_TABLE']);
+const EXPECTED_REFUSALS = new Set(['UNSAFE_ARGUMENT', 'SNAPSHOT_NOT_FOUND', 'INVALID_ARGUMENT', 'UNSUPPORTED_TABLE', 'CONSUMER_NOT_FOUND']);
 
 function names(dir: string, prefix: string): string[] {
   return existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length)).sort() : [];
@@ -120,8 +142,8 @@ describe('remove_orphan_files never deletes a reachable file (random Paimon Java
         });
         await paimon(V, 'create-table', wh, 'interop', 't', schema);
         await paimon(V, 'write-loop', wh, 'interop', 't', '2', '0', '0');
-        const ours = executorFor(wh, [...tagProcedures, ...branchProcedures]);
-        const call = async (procedure: string, args: Record<string, string | boolean>): Promise<void> => {
+        const ours = executorFor(wh, [...tagProcedures, ...branchProcedures, ...compactionProcedures, ...manifestProcedures, ...partitionProcedures, ...consumerProcedures, ...snapshotProcedures, ...repairProcedures]);
+        const call = async (procedure: string, args: Record<string, string | number | boolean>): Promise<void> => {
           const o = await callNamed(ours, procedure, { table: 'interop.t', ...args });
           if (o.ok) succeeded.set(procedure, (succeeded.get(procedure) ?? 0) + 1);
           if (!o.ok) assert.ok(EXPECTED_REFUSALS.has(o.error.code), `${procedure} ${JSON.stringify(args)}: ${o.error.code} ${o.error.message} (ops ${JSON.stringify(ops)})`);
@@ -192,6 +214,28 @@ describe('remove_orphan_files never deletes a reachable file (random Paimon Java
               if (b !== undefined) await call('merge_branch', { source_branch: b });
               break;
             }
+            case 'ourCompact':
+              await call('compact', {});
+              break;
+            case 'compactManifest':
+              await call('compact_manifest', {});
+              break;
+            case 'expirePartitions':
+              // update-time with a 1 ms window: the partition last written longest ago is dropped.
+              await call('expire_partitions', { expiration_time: '1 ms', expire_strategy: 'update-time', max_expires: 1 });
+              break;
+            case 'rollbackAsLatest':
+              if (latestId(table) - op.back >= 1) await call('rollback_to_as_latest', { snapshot_id: latestId(table) - op.back });
+              break;
+            case 'resetConsumer':
+              await call('reset_consumer', { consumer_id: 'c1', next_snapshot_id: Math.max(1, latestId(table) - op.back) });
+              break;
+            case 'clearConsumers':
+              await call('clear_consumers', {});
+              break;
+            case 'removeUnexisting':
+              await call('remove_unexisting_files', {});
+              break;
           }
         }
         age(wh);
@@ -241,11 +285,28 @@ describe('remove_orphan_files never deletes a reachable file (random Paimon Java
             2,
             true,
           ],
+          [
+            // The maintenance procedures of ours, each with something to do, on a primary-key table.
+            [
+              { kind: 'write', n: 2 },
+              { kind: 'ourCompact' },
+              { kind: 'write', n: 1 },
+              { kind: 'compactManifest' },
+              { kind: 'consumer' },
+              { kind: 'resetConsumer', back: 1 },
+              { kind: 'rollbackAsLatest', back: 2 },
+              { kind: 'expirePartitions' },
+              { kind: 'removeUnexisting' },
+              { kind: 'clearConsumers' },
+            ],
+            2,
+            false,
+          ],
         ],
       },
     );
     t.diagnostic(`${run} histories; our lifecycle calls that did their work: ${JSON.stringify([...succeeded])}`);
-    for (const p of ['create_tag', 'delete_tag', 'create_branch', 'delete_branch', 'fast_forward', 'merge_branch']) {
+    for (const p of ['create_tag', 'delete_tag', 'create_branch', 'delete_branch', 'fast_forward', 'merge_branch', 'compact', 'compact_manifest', 'expire_partitions', 'rollback_to_as_latest', 'reset_consumer', 'clear_consumers', 'remove_unexisting_files']) {
       assert.ok((succeeded.get(p) ?? 0) > 0, `${p} did its work in some history (${JSON.stringify([...succeeded])})`);
     }
   });
