@@ -9,8 +9,9 @@
  * Paimon Java's `check` must pass too. A table our procedure left byte for byte as it was (a
  * refusal, or nothing to act on: the case says which) is not read again: its reads are those of the
  * shared Java-written warehouse. Then a Flink batch INSERT into every table our procedures changed
- * must succeed, and Flink's CALL sys.compact on a sample of the cases (FLINK_COMPACT_SAMPLE: one
- * changed table each, the table kinds in turn); Java must then read Flink's rows.
+ * must succeed, and Flink's CALL sys.compact after every case that changed a table (one changed
+ * table each, the table kinds in turn); Java must then read Flink's rows and check what Flink
+ * compacted.
  *
  * Flink jobs cost seconds each on this machine, so the reads go into UNION ALL queries of a few
  * dozen sources, the system tables likewise, and the INSERTs into one statement set.
@@ -232,13 +233,6 @@ const CASES: Case[] = [
 ];
 
 /**
- * The cases after which Flink's CALL sys.compact runs, each on one table, the table kinds in turn
- * (every Flink job costs seconds): the procedures that rewrite the snapshot history, the data files
- * or the tags and branches a compaction must respect.
- */
-const FLINK_COMPACT_SAMPLE = ['compact', 'rollback_to', 'rollback_to_as_latest', 'fast_forward', 'expire_snapshots', 'purge_files', 'create_branch', 'remove_orphan_files'];
-
-/**
  * The cases whose tables Paimon Java's `check` (every snapshot and tag of every branch readable,
  * every referenced file present) also verifies: the ones that rewrite the history or delete files.
  * (A check costs a second or more per table here; Java reads every target of every case anyway.)
@@ -420,12 +414,12 @@ describe(`Flink (paimon-flink-2.0 ${V}) reads our procedures' results`, () => {
     }
   });
 
-  test('Flink INSERT into every table our procedures changed, then Flink CALL sys.compact on a sample: Java reads them', async () => {
+  test('Flink INSERT into every table our procedures changed, then Flink CALL sys.compact after every case: Java reads them', async () => {
     const inserts = runs.flatMap((r) => [...r.changed].map((t) => `INSERT INTO \`${r.catalog}\`.\`interop\`.\`${t}\` VALUES (1000, DATE '2024-02-02', 'flink', 7)`));
     await peer.sql(`EXECUTE STATEMENT SET BEGIN ${inserts.join(';\n')}; END`, { timeoutMs: 600_000 });
     phase('Flink inserted into every table');
     const compacted = new Map<CaseRun, EngineTable>();
-    for (const [i, r] of runs.filter((x) => FLINK_COMPACT_SAMPLE.includes(x.c.proc)).entries()) {
+    for (const [i, r] of runs.filter((x) => x.changed.size > 0).entries()) {
       const kinds = ENGINE_TABLES.filter((x) => r.changed.has(x));
       const t = kinds[i % kinds.length];
       assert.ok(t !== undefined, `${r.c.proc} changed no table`);
@@ -435,7 +429,13 @@ describe(`Flink (paimon-flink-2.0 ${V}) reads our procedures' results`, () => {
     phase(`Flink compacted ${compacted.size} tables`);
     // Java reads every table Flink wrote and checks each one Flink compacted.
     const reads = runs.flatMap((r) => [...r.changed].map((t) => ({ r, t })));
-    const checks = [...compacted].map(([r, t]) => ['check', r.wh, 'interop', t]);
+    // Not where main's tag2 is gone while branch b1 keeps its own (delete_tag, rename_tag): Paimon's
+    // check then cannot read b1#tag2, compacted or not (see JAVA_CHECK_CASES).
+    const tagReadable = (wh: string, t: string): boolean => {
+      const dir = join(wh, 'interop.db', t);
+      return existsSync(join(dir, 'tag', 'tag-tag2')) || !existsSync(join(dir, 'branch', 'branch-b1', 'tag', 'tag-tag2'));
+    };
+    const checks = [...compacted].filter(([r, t]) => tagReadable(r.wh, t)).map(([r, t]) => ['check', r.wh, 'interop', t]);
     const outs = await javaBatch(V, [...reads.map(({ r, t }) => ['read', r.wh, 'interop', t]), ...checks]);
     for (const [k, { r, t }] of reads.entries()) {
       const rows = javaRowTexts(outs[k] ?? '');
