@@ -20,7 +20,7 @@ import mysql from 'mysql2/promise';
 import { catalogSchema, type CatalogConfig } from './config-schema.js';
 import type { CatalogProvider, ProcedureCatalog } from '../procedures/framework/catalog.js';
 import { isSecretKey, maskText, registerSecret } from './security/masking.js';
-import { quoteIdent } from './fe-refresh.js';
+import { describeFeError, quoteIdent } from './fe-refresh.js';
 
 /** The value PrintableMap prints in place of a sensitive property. */
 export const DORIS_HIDDEN_VALUE = '*XXX';
@@ -175,8 +175,7 @@ export class FeCatalogDiscovery implements CatalogProvider {
       this.discovered = next;
       return true;
     } catch (e) {
-      const err = e as { errno?: unknown; message?: unknown };
-      const why = `${typeof err.errno === 'number' && err.errno > 0 ? `ERROR ${err.errno}: ` : ''}${String(err.message ?? e)}`;
+      const why = describeFeError(e);
       this.opts.warn(maskText(`catalogs_from_fe: the FE at ${this.opts.host}:${this.opts.port} did not answer SHOW CATALOGS / SHOW CREATE CATALOG (${why}); keeping the ${this.discovered.size} catalog(s) discovered before`));
       return false;
     } finally {

@@ -108,8 +108,7 @@ export class FeRefresher {
         this.opts.onResult?.('ok', sql);
       } catch (e) {
         this.opts.onResult?.('failed', sql, e);
-        const err = e as { code?: unknown; errno?: unknown; message?: unknown };
-        const why = maskText(`${typeof err.errno === 'number' && err.errno > 0 ? `ERROR ${err.errno}: ` : ''}${String(err.message ?? e)}`);
+        const why = maskText(describeFeError(e));
         warnings.push({
           level: 'Warning',
           code: ER_UNKNOWN_ERROR,
@@ -124,4 +123,10 @@ export class FeRefresher {
     await this.pool?.end();
     this.pool = null;
   }
+}
+
+/** A driver error from the FE as the mysql client prints it: `ERROR <errno>: <message>` (unmasked). */
+export function describeFeError(e: unknown): string {
+  const err = e as { errno?: unknown; message?: unknown };
+  return `${typeof err.errno === 'number' && err.errno > 0 ? `ERROR ${err.errno}: ` : ''}${String(err.message ?? e)}`;
 }
