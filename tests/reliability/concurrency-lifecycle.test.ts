@@ -35,7 +35,7 @@ async function javaSteps(steps: string[][]): Promise<StepResult[]> {
   return res;
 }
 
-type Writer = Promise<{ commits: { i: number; snapshotId: number }[] }>;
+type Writer = Promise<{ commits: { i: number; snapshotId: number }[]; retries: number }>;
 
 function code(o: CallOutcome): string {
   return o.ok ? 'ok' : o.error.code;
@@ -185,6 +185,7 @@ describe('tag and branch procedures beside a committing Paimon Java writer', () 
     const ff = await callNamed(executorFor(wh, branchProcedures), 'fast_forward', { table: 'interop.t', branch: 'z', force: true });
     const result = await writer;
     assert.equal(result.commits.length, 8);
+    if (result.retries > 0) process.stderr.write(`the writer wrote ${result.retries} commit(s) again after a snapshot vanished under it\n`);
     assert.match(code(ff), RETRYABLE, ff.ok ? '' : ff.error.message);
     const out = await javaSteps([
       ['read', wh, 'interop', 't'],

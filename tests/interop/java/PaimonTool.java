@@ -1448,14 +1448,36 @@ public class PaimonTool {
     static void writeLoop(String wh, String db, String tbl, int n, long sleepMs, long start) throws Exception {
         Catalog c = catalog(wh);
         List<Object> ids = new ArrayList<>();
+        int retries = 0;
         for (long i = start; i < start + n; i++) {
-            FileStoreTable t = table(c, db, tbl);
-            long id = commitRows(t, List.of(generated(t.rowType(), i)));
+            long id;
+            // A snapshot that vanishes under the writer (a concurrent rollback or fast-forward deletes
+            // the files it had just listed) fails Paimon's commit before anything is written; a job
+            // restarted from its checkpoint writes the same rows again, and so does this loop.
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    FileStoreTable t = table(c, db, tbl);
+                    id = commitRows(t, List.of(generated(t.rowType(), i)));
+                    break;
+                } catch (Exception e) {
+                    if (attempt >= 4 || !causedByMissingFile(e)) throw e;
+                    retries++;
+                    System.err.println("write-loop retries i=" + i + " after: " + e.getMessage());
+                    Thread.sleep(200);
+                }
+            }
             ids.add(obj("i", i, "snapshotId", id));
             System.err.println("write-loop committed i=" + i + " snapshot=" + id);
             if (sleepMs > 0) Thread.sleep(sleepMs);
         }
-        emit(obj("commits", ids));
+        emit(obj("commits", ids, "retries", retries));
+    }
+
+    static boolean causedByMissingFile(Throwable e) {
+        for (Throwable x = e; x != null; x = x.getCause()) {
+            if (x instanceof java.io.FileNotFoundException) return true;
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------ maintenance
