@@ -15,6 +15,14 @@
  * - `max_expires` below 1 is refused (Paimon fails inside the commit); a values-time partition
  *   whose value holds '$' or '\' is refused by name (Paimon fails with a regex error).
  * - The commit user is unique per call (Paimon's procedure commits as the empty user).
+ *
+ * With a metastore that keeps the table's partitions (a Hive catalog and
+ * `metastore.partitioned-table`), each batch first drops its partitions there, except those that
+ * other branches of the table still have, then commits the drop of their files, then drops their
+ * `.done` partitions (HiveCatalog.dropPartitions as NormalPartitionExpire calls it; a rerun after
+ * a failure in between finds the same partitions and finishes). Paimon then also commits a
+ * truncation of the `.done` partitions, an OVERWRITE snapshot deleting nothing, since they hold no
+ * files; we do not commit that empty snapshot.
  */
 import { randomUUID } from 'node:crypto';
 import { isPaimonError } from '../../src/paimon/errors.js';
@@ -38,7 +46,9 @@ import type { ProcedureContext } from '../framework/context.js';
 import { defineProcedure } from '../framework/registry.js';
 import type { ProcedureResult, ResultRow } from '../framework/result.js';
 import { parseOptions } from '../framework/time-args.js';
-import { refuseMetastoreOutOfStep } from '../framework/metastore-guard.js';
+import { donePartition, metastorePartitionsOf, type MetastorePartitions, type PartitionValues } from '../../src/paimon/catalog/metastore-partitions.js';
+import { FileStoreTable as Table } from '../../src/paimon/table/file-store-table.js';
+import { otherBranches } from '../../src/paimon/tags/tag-lifecycle.js';
 
 export interface ExpirePartitionsArgs {
   table: string;
@@ -72,6 +82,26 @@ interface PlannedState {
   /** Every data-manifest entry of the base, unmerged. */
   live: Map<string, ManifestEntry>;
   index: IndexManifestEntry[];
+}
+
+/** Live partitions (by key) of `t`'s other branches among `keys`: HiveCatalog keeps those in the metastore. */
+async function partitionsOfOtherBranches(t: FileStoreTable, keys: ReadonlySet<string>): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const branch of await otherBranches(t)) {
+    const b = await Table.open(t.fileIO, t.location, { database: t.database, table: t.name, branch }).catch(() => null);
+    const latest = b === null ? null : await b.snapshotManager().latestSnapshot();
+    if (b === null || latest === null) continue;
+    for (const e of (await readState(b, latest)).live.values()) if (keys.has(e.partition.key())) found.add(e.partition.key());
+  }
+  return found;
+}
+
+async function dropFromMetastore(metastore: MetastorePartitions, partitions: readonly PartitionValues[], what: string, t: FileStoreTable): Promise<number> {
+  try {
+    return await metastore.drop(partitions);
+  } catch (e) {
+    throw new ProcedureError('STORAGE_ERROR', `expire_partitions on ${t.identifier}: dropping ${what} in the metastore (${metastore.where}) failed: ${(e as Error).message}`, { cause: e });
+  }
 }
 
 async function readState(t: FileStoreTable, snapshot: Snapshot): Promise<PlannedState & { entries: ManifestEntry[] }> {
@@ -142,7 +172,6 @@ function noneRow(pinned: number | null, dryRun: boolean, strategy: string | null
 
 export async function runExpirePartitions(args: ExpirePartitionsArgs, ctx: ProcedureContext): Promise<ProcedureResult> {
   const t = await ctx.resolveTable(args.table);
-  refuseMetastoreOutOfStep(ctx, t, 'partitions', 'expire_partitions', args.dry_run);
   const settings = partitionExpireSettings(effectivePartitionOptions(args, t.schema.options), t.partitionKeys);
   if (settings.strategy === 'values-time' && settings.timestampFormatter !== null) {
     try {
@@ -188,6 +217,14 @@ export async function runExpirePartitions(args: ExpirePartitionsArgs, ctx: Proce
       continue;
     }
     const label = batches.length === 1 ? 'one batch' : `batch ${b + 1} of ${batches.length}`;
+    const metastore = metastorePartitionsOf(t.location);
+    const metastoreKept = metastore !== null && metastore.keepsDataPartitions ? metastore : null;
+    if (metastoreKept !== null) {
+      const kept = await partitionsOfOtherBranches(t, keys);
+      const drop = batch.filter((x) => !kept.has(x.partition.key())).map((x) => x.spec);
+      ctx.progress({ phase: 'metastore', message: `dropping ${drop.length} partition(s)` });
+      await dropFromMetastore(metastoreKept, drop, `${drop.length} partition(s) (${label})`, t);
+    }
     ctx.progress({ phase: 'commit', done: b, total: batches.length, message: `${batch.length} partition(s), ${changes.deltaEntries.length} file(s)` });
     let committed: Snapshot;
     try {
@@ -212,6 +249,7 @@ export async function runExpirePartitions(args: ExpirePartitionsArgs, ctx: Proce
     }
     if (!committedAny) ctx.markCommitted();
     committedAny = true;
+    if (metastoreKept !== null) await dropFromMetastore(metastoreKept, batch.map((x) => donePartition(x.spec)), `the .done partitions (${label})`, t);
     for (const x of batch) rows.push(row(x, committed.id, latest.id, false, settings.strategy, filesOf(x)));
     if (b + 1 < batches.length) base = await readState(t, committed);
   }

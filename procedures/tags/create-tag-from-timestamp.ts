@@ -8,7 +8,6 @@ import { defineProcedure } from '../framework/registry.js';
 import { createTagOn } from './tag-creation.js';
 import { snapshotAtOrAfter } from '../../src/paimon/tags/tag-lifecycle.js';
 import { timeRetainedMillis } from './tag-args.js';
-import { refuseMetastoreOutOfStep } from '../framework/metastore-guard.js';
 
 export const createTagFromTimestamp = defineProcedure({
   name: 'create_tag_from_timestamp',
@@ -31,7 +30,6 @@ export const createTagFromTimestamp = defineProcedure({
   destructive: false,
   run: async (args, ctx) => {
     const t = await ctx.resolveTable(args.table);
-    refuseMetastoreOutOfStep(ctx, t, 'tags', 'create_tag_from_timestamp', false);
     const retained = timeRetainedMillis(args.time_retained);
     if (args.timestamp < 0n || args.timestamp > BigInt(Number.MAX_SAFE_INTEGER)) {
       throw new PaimonError('INVALID_ARGUMENT', `timestamp ${args.timestamp} is not epoch milliseconds`);

@@ -11,7 +11,6 @@ import { defineProcedure } from '../framework/registry.js';
 import { createTagOn } from './tag-creation.js';
 import { findSnapshotForTag, latestSnapshotForTag } from '../../src/paimon/tags/tag-lifecycle.js';
 import { snapshotIdArg, timeRetainedMillis } from './tag-args.js';
-import { refuseMetastoreOutOfStep } from '../framework/metastore-guard.js';
 
 export const createTag = defineProcedure({
   name: 'create_tag',
@@ -34,7 +33,6 @@ export const createTag = defineProcedure({
   destructive: false,
   run: async (args, ctx) => {
     const t = await ctx.resolveTable(args.table);
-    refuseMetastoreOutOfStep(ctx, t, 'tags', 'create_tag', false);
     const retained = timeRetainedMillis(args.time_retained);
     const id = snapshotIdArg(args.snapshot_id);
     const latestId = await t.snapshotManager().latestSnapshotId();

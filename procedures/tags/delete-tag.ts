@@ -21,7 +21,6 @@ import { runTagDeletions, totalTally } from './tag-cleanup.js';
 import { validateTagName } from '../../src/paimon/table/tag-manager.js';
 import { interruptedTagDeletions } from '../../src/paimon/tags/tag-lifecycle.js';
 import { nameList } from '../framework/name-list.js';
-import { refuseMetastoreOutOfStep } from '../framework/metastore-guard.js';
 
 export const deleteTag = defineProcedure({
   name: 'delete_tag',
@@ -49,7 +48,6 @@ export const deleteTag = defineProcedure({
   destructive: true,
   run: async (args, ctx) => {
     const t = await ctx.resolveTable(args.table);
-    refuseMetastoreOutOfStep(ctx, t, 'tags', 'delete_tag', args.dry_run);
     const names = nameList(args.tag, 'tag');
     for (const n of names) validateTagName(n);
     const present = new Set<string>();

@@ -12,7 +12,6 @@ import { parseTimestampMillis } from '../framework/time-args.js';
 import type { ResultRow } from '../framework/result.js';
 import { interruptedTagDeletions, selectExpiredTags } from '../../src/paimon/tags/tag-lifecycle.js';
 import { runTagDeletions, totalTally } from './tag-cleanup.js';
-import { refuseMetastoreOutOfStep } from '../framework/metastore-guard.js';
 
 export const expireTags = defineProcedure({
   name: 'expire_tags',
@@ -36,7 +35,6 @@ export const expireTags = defineProcedure({
   destructive: true,
   run: async (args, ctx) => {
     const t = await ctx.resolveTable(args.table);
-    refuseMetastoreOutOfStep(ctx, t, 'tags', 'expire_tags', args.dry_run);
     const olderThan = args.older_than === null || args.older_than.trim() === '' ? null : parseTimestampMillis(args.older_than, 'older_than');
     const tags = await t.tagManager().listTags();
     const names = selectExpiredTags(tags, ctx.clock.now(), olderThan);

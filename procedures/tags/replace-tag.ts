@@ -17,7 +17,6 @@ import { findSnapshotForTag, latestSnapshotForTag } from '../../src/paimon/tags/
 import { durationToMillis } from '../../src/paimon/spec/tag.js';
 import { snapshotIdArg, timeRetainedMillis } from './tag-args.js';
 import { validateNoAutoTag } from './tag-creation.js';
-import { refuseMetastoreOutOfStep } from '../framework/metastore-guard.js';
 
 export const replaceTag = defineProcedure({
   name: 'replace_tag',
@@ -46,7 +45,6 @@ export const replaceTag = defineProcedure({
   destructive: true,
   run: async (args, ctx) => {
     const t = await ctx.resolveTable(args.table);
-    refuseMetastoreOutOfStep(ctx, t, 'tags', 'replace_tag', args.dry_run);
     const tags = t.tagManager();
     const retained = timeRetainedMillis(args.time_retained);
     const id = snapshotIdArg(args.snapshot_id);

@@ -113,6 +113,11 @@ export async function runTagDeletions(procedure: string, t: FileStoreTable, name
         committed = true;
         ctx.markCommitted();
       }
+    }
+    if (!dryRun) {
+      // The tag is gone for Paimon: its metastore partition goes next, before the files, as Java
+      // notifies right after the tag file (an interrupted call may have stopped before it did).
+      await t.tagManager().tagPartitionChanged(step.name, 'deleted');
     } else {
       const st = await t.fileIO.getStatus(tagPath);
       if (st !== null) tally.add('tag', st.size);

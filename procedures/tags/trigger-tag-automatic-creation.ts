@@ -14,7 +14,6 @@ import { selectExpiredTags } from '../../src/paimon/tags/tag-lifecycle.js';
 import { runTagDeletions, totalTally, type TagDeletionOutcome } from './tag-cleanup.js';
 import type { ProcedureContext } from '../framework/context.js';
 import type { FileStoreTable } from '../../src/paimon/table/file-store-table.js';
-import { refuseMetastoreOutOfStep } from '../framework/metastore-guard.js';
 
 /** What one run of the table's TagAutoManager did (or would do, on a dry run). */
 export interface TagAutoRun {
@@ -56,7 +55,6 @@ export async function runTagAutoManager(t: FileStoreTable, ctx: ProcedureContext
       ctx.throwIfAborted();
       if (current.some((x) => x.name === c.name)) continue; // Paimon: ignoreIfExists
       if (!opts.dryRun) {
-        refuseMetastoreOutOfStep(ctx, t, 'tags', 'trigger_tag_automatic_creation', false);
         const created1 = await tags.createTag(await snapshots.snapshot(c.snapshotId), c.name, {
           timeRetainedMs: settings.defaultTimeRetainedMs ?? undefined,
           ignoreIfExists: true,
@@ -68,14 +66,12 @@ export async function runTagAutoManager(t: FileStoreTable, ctx: ProcedureContext
       created.push(c.name);
     }
     drop = plan.drop;
-    if (drop.length > 0) refuseMetastoreOutOfStep(ctx, t, 'tags', 'trigger_tag_automatic_creation', opts.dryRun);
     if (drop.length > 0) outcomes.push(...(await runTagDeletions('trigger_tag_automatic_creation', t, drop, ctx, opts.dryRun)).outcomes);
   }
   let expired: string[] = [];
   if (opts.expire && (options['tag.time-expire-enabled'] ?? 'true').toLowerCase() === 'true') {
     const remaining = (await tags.listTags()).filter((e) => !drop.includes(e.name));
     expired = selectExpiredTags(remaining, ctx.clock.now(), null);
-    if (expired.length > 0) refuseMetastoreOutOfStep(ctx, t, 'tags', 'trigger_tag_automatic_creation', opts.dryRun);
     if (expired.length > 0) outcomes.push(...(await runTagDeletions('trigger_tag_automatic_creation', t, expired, ctx, opts.dryRun)).outcomes);
   }
   if (!opts.dryRun && created.length > 0) ctx.reportAffected(t.identifier);

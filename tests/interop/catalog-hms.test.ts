@@ -12,8 +12,9 @@
  *
  * Bad input: a metastore that is not there is a clear error naming host:port, and changes nothing.
  * Tables whose partitions or tags the metastore keeps as well (`metastore.partitioned-table`,
- * `metastore.tag-to-partition`) refuse the procedures that would leave those behind, changing
- * nothing; their dry runs still answer.
+ * `metastore.tag-to-partition`): on twin tables, Paimon Java's HiveCatalog and our procedures
+ * leave the same metastore partitions (a commit adds lost ones back, mark_partition_done adds
+ * `.done` and marks LOAD_DONE, expire_partitions drops partitions and `.done`, tags come and go).
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,8 +29,8 @@ import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
 import { HiveCatalog } from '../../src/paimon/catalog/hive-catalog.js';
-import { HmsClient } from '../../src/paimon/catalog/hms/hms-client.js';
-import { PaimonJava, tempWarehouse, toComparable, type Row } from './peers.js';
+import { HmsClient, parseMetastoreUris } from '../../src/paimon/catalog/hms/hms-client.js';
+import { PaimonJava, parseJson, tempWarehouse, toComparable, type Row } from './peers.js';
 import { listTree } from './procedures-support.js';
 import { freePort } from '../integration/wire-helpers.js';
 
@@ -261,27 +262,68 @@ describe('Hive catalog: Paimon 1.4.2 HiveCatalog and HMS 4.0.0 through the proxy
     assert.deepEqual(listTree(tableDir), before);
   });
 
-  test('partitions and tags the metastore keeps too: expire_partitions and tag changes are NOT_SUPPORTED, nothing changes', async () => {
+  test('partitions and tags the metastore keeps: ours change the metastore as Paimon Java does on a twin table', async () => {
     const fields = [
       { name: 'id', type: 'INT NOT NULL' },
       { name: 'dt', type: 'STRING NOT NULL' },
       { name: 'v', type: 'STRING' },
     ];
-    await jhive.createTable(warehouse, DB, 'tp', { fields, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: { bucket: '1', 'metastore.partitioned-table': 'true' } });
-    await jhive.createTable(warehouse, DB, 'tt', { fields, primaryKeys: ['id'], options: { bucket: '1', 'metastore.tag-to-partition': 'tag' } });
-    await jhive.writeLoop(warehouse, DB, 'tp', 2, 0, 0);
-    await jhive.writeLoop(warehouse, DB, 'tt', 2, 0, 0);
-    const tp = join(warehouse, `${DB}.db`, 'tp');
-    const tt = join(warehouse, `${DB}.db`, 'tt');
-    const before = [listTree(tp), listTree(tt)];
-    const expire = await callError(`CALL paimon.sys.expire_partitions(\`table\` => '${DB}.tp', expiration_time => '1 d', timestamp_formatter => 'yyyy-MM-dd')`);
-    assert.equal(expire.errno, 1235, expire.message);
-    assert.match(expire.message, /metastore\.partitioned-table.*Hive Metastore catalog 'paimon'.*CALL sys\.expire_partitions from Flink or Spark/);
-    const tag = await callError(`CALL paimon.sys.create_tag(\`table\` => '${DB}.tt', tag => 't1')`);
-    assert.equal(tag.errno, 1235, tag.message);
-    assert.match(tag.message, /metastore\.tag-to-partition/);
-    const dry = await call(`CALL paimon.sys.expire_partitions(\`table\` => '${DB}.tp', expiration_time => '1 d', timestamp_formatter => 'yyyy-MM-dd', dry_run => true)`);
-    assert.ok(dry !== undefined, 'a dry run answers');
-    assert.deepEqual([listTree(tp), listTree(tt)], before, 'nothing changed');
+    const partitioned = { bucket: '1', 'metastore.partitioned-table': 'true', 'partition.mark-done-action': 'done-partition,mark-event' };
+    const tagged = { bucket: '1', 'metastore.tag-to-partition': 'tag' };
+    // Twins: Paimon Java changes pj/tj through its HiveCatalog, we change po/to through the proxy.
+    for (const t of ['pj', 'po']) await jhive.createTable(warehouse, DB, t, { fields, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: partitioned });
+    for (const t of ['tj', 'to']) await jhive.createTable(warehouse, DB, t, { fields, primaryKeys: ['id'], options: tagged });
+    const rows = (n: number): Row[] => ['2020-01-01', '2020-01-02', '2999-01-01'].map((dt, i) => ({ id: i + n, dt, v: `v${n}` }));
+    for (const t of ['pj', 'po']) for (const n of [1, 2]) await jhive.write(warehouse, DB, t, rows(n));
+    for (const t of ['tj', 'to']) for (const n of [1, 2]) await jhive.write(warehouse, DB, t, rows(n));
+    const hms = new HmsClient({ catalogName: 'check', endpoints: parseMetastoreUris(uri) });
+    const names = async (t: string): Promise<string[]> => (await hms.listPartitionNames(DB, t)).sort();
+    const twins = async (j: string, o: string, expected: string[], what: string): Promise<void> => {
+      assert.deepEqual(await names(j), expected, `Java: ${what}`);
+      assert.deepEqual(await names(o), expected, `ours: ${what}`);
+    };
+    try {
+      await twins('pj', 'po', ['dt=2020-01-01', 'dt=2020-01-02', 'dt=2999-01-01'], "Java's writes added their partitions");
+
+      // A partition the metastore lost comes back with the next commit into it (AddPartitionCommitCallback).
+      for (const t of ['pj', 'po']) assert.equal(await hms.dropPartition(DB, t, ['2020-01-02']), true);
+      await jhive.batch([['compact', warehouse, DB, 'pj', 'full']]);
+      const compacted = await call(`CALL paimon.sys.compact(\`table\` => '${DB}.po', compact_strategy => 'full')`);
+      assert.ok(Number(compacted.snapshot_id) > 0, 'our compaction committed');
+      await twins('pj', 'po', ['dt=2020-01-01', 'dt=2020-01-02', 'dt=2999-01-01'], 'the compaction added the lost partition back');
+
+      // done-partition adds <value>.done; mark-event marks LOAD_DONE.
+      await jhive.runMain('PartitionTool', ['mark-done', warehouse, DB, 'pj', 'dt=2020-01-01']);
+      await call(`CALL paimon.sys.mark_partition_done(\`table\` => '${DB}.po', partitions => 'dt=2020-01-01')`);
+      await twins('pj', 'po', ['dt=2020-01-01', 'dt=2020-01-01.done', 'dt=2020-01-02', 'dt=2999-01-01'], 'mark_partition_done added the .done partition');
+      for (const t of ['pj', 'po']) assert.equal(await hms.isPartitionMarkedDone(DB, t, { dt: '2020-01-01' }), true, `${t}: LOAD_DONE marked`);
+
+      // expire_partitions drops the expired partitions and their .done partitions there too.
+      const java = parseJson((await jhive.runMain('PartitionTool', ['expire-partitions', warehouse, DB, 'pj', '1 d', 'yyyy-MM-dd', '-', '-', '-', '-'])).stdout.trim()) as { expired: string[] };
+      const [ours] = await conn.query(`CALL paimon.sys.expire_partitions(\`table\` => '${DB}.po', expiration_time => '1 d', timestamp_formatter => 'yyyy-MM-dd')`);
+      // A CALL answers its result set first, then the status of the call.
+      const expiredRows = (Array.isArray((ours as unknown[])[0]) ? (ours as unknown[])[0] : ours) as { expired_partitions: string }[];
+      assert.deepEqual(expiredRows.map((r) => r.expired_partitions).sort(), [...java.expired].sort());
+      await twins('pj', 'po', ['dt=2999-01-01'], 'expire_partitions dropped the expired and .done partitions');
+      same(await jhive.read(warehouse, DB, 'po'), await jhive.read(warehouse, DB, 'pj'), 'rows after expire_partitions');
+      // A table whose partitions the metastore does not keep refuses the metastore actions, as Paimon does.
+      await jhive.createTable(warehouse, DB, 'pn', { fields, primaryKeys: ['dt', 'id'], partitionKeys: ['dt'], options: { bucket: '1', 'partition.mark-done-action': 'mark-event' } });
+      const refused = await callError(`CALL paimon.sys.mark_partition_done(\`table\` => '${DB}.pn', partitions => 'dt=2020-01-01')`);
+      assert.match(refused.message, /Table should enable metastore\.partitioned-table/);
+
+      // Tags as partitions: created and deleted tags add and drop <field>=<tag>.
+      await jhive.batch([
+        ['create-tag', warehouse, DB, 'tj', 't1'],
+        ['create-tag', warehouse, DB, 'tj', 't2'],
+      ]);
+      await jhive.runMain('TagTool', ['delete-tags', warehouse, DB, 'tj', 't1']);
+      await call(`CALL paimon.sys.create_tag(\`table\` => '${DB}.to', tag => 't1')`);
+      await call(`CALL paimon.sys.create_tag(\`table\` => '${DB}.to', tag => 't2')`);
+      await call(`CALL paimon.sys.delete_tag(\`table\` => '${DB}.to', tag => 't1')`);
+      await twins('tj', 'to', ['tag=t2'], 'the tags are partitions');
+      same(await jhive.read(warehouse, DB, 'to', 'tag:t2'), await jhive.read(warehouse, DB, 'tj', 'tag:t2'), 'the tag reads the same rows');
+    } finally {
+      hms.close();
+    }
   });
 });

@@ -32,7 +32,9 @@ import { FileStoreTable } from '../table/file-store-table.js';
 import { SnapshotManager } from '../table/snapshot-manager.js';
 import type { Catalog } from './catalog.js';
 import { identifierToString, isSystemTable, parseIdentifier, SYSTEM_BRANCH_PREFIX, SYSTEM_TABLE_SPLITTER, type Identifier } from './identifier.js';
-import { HmsClient, parseMetastoreUris, type HmsLock, type HmsTable } from './hms/hms-client.js';
+import { HmsClient, HmsException, parseMetastoreUris, type HmsLock, type HmsPartition, type HmsTable } from './hms/hms-client.js';
+import { registerMetastorePartitions, unregisterAllMetastorePartitions, unregisterMetastorePartitions, type MetastorePartitions, type PartitionValues } from './metastore-partitions.js';
+import { escapePathName } from '../spec/partition-path.js';
 import { registerCatalogTable, unregisterCatalogTables, type SnapshotCommit } from './snapshot-commit.js';
 
 /** `HiveCatalog.INPUT_FORMAT_CLASS_NAME` / `OUTPUT_FORMAT_CLASS_NAME`. */
@@ -183,7 +185,28 @@ export class HiveCatalog implements Catalog {
     if (this.lockEnabled) {
       registerCatalogTable(this, location, (b) => new HiveLockedSnapshotCommit(this, this.fileIO, location, ident.database, lockObjectName(ident.table, b), b));
     }
-    return FileStoreTable.open(this.fileIO, location, { database: ident.database, table: ident.table, branch });
+    const table = await FileStoreTable.open(this.fileIO, location, { database: ident.database, table: ident.table, branch });
+    this.fileMetastorePartitions(t, location, table);
+    return table;
+  }
+
+  /**
+   * `HiveCatalog.metastorePartitioned`: the metastore keeps the partitions of a partitioned table
+   * with `metastore.partitioned-table`, and the tags of a table with `metastore.tag-to-partition`.
+   * Such a table's location is filed with its metastore partitions (metastore-partitions.ts);
+   * another table's is forgotten, so a table whose options changed stops being treated as one.
+   */
+  private fileMetastorePartitions(hms: HmsTable, location: string, table: FileStoreTable): void {
+    const options = table.schema.options;
+    const keepsDataPartitions = table.partitionKeys.length > 0 && (options['metastore.partitioned-table'] ?? 'false').trim().toLowerCase() === 'true';
+    const field = options['metastore.tag-to-partition']?.trim();
+    const tagPartitionField = field === undefined || field === '' ? null : field;
+    if (!keepsDataPartitions && tagPartitionField === null) {
+      unregisterMetastorePartitions(location);
+      return;
+    }
+    const onlyValue = (options['format-table.partition-path-only-value'] ?? 'false').trim().toLowerCase() === 'true';
+    registerMetastorePartitions(this, location, new HivePartitions(this.client, hms, { keepsDataPartitions, tagPartitionField, onlyValue, locationInProperties: this.locationInProperties }));
   }
 
   private databaseNotFound(database: string): PaimonError {
@@ -236,6 +259,7 @@ export class HiveCatalog implements Catalog {
 
   async close(): Promise<void> {
     unregisterCatalogTables(this);
+    unregisterAllMetastorePartitions(this);
     this.client.close();
     await this.fileIO.close();
   }
@@ -279,5 +303,80 @@ class HiveLockedSnapshotCommit implements SnapshotCommit {
       if (await this.snapshots.snapshotExists(snapshot.id)) return false;
       return this.snapshots.commitSnapshot(snapshot);
     });
+  }
+}
+
+/**
+ * The metastore partitions of one Hive table (HiveCatalog's createPartitions, dropPartitions and
+ * markDonePartitions). A new partition copies the table's storage descriptor with the partition's
+ * location (`<table location>[/<data-file.path-directory>]/k=v/...`, the directory Paimon writes
+ * it in), or puts that location into the `path` parameter with `location-in-properties`.
+ */
+class HivePartitions implements MetastorePartitions {
+  readonly keepsDataPartitions: boolean;
+  readonly tagPartitionField: string | null;
+  private readonly onlyValue: boolean;
+  private readonly locationInProperties: boolean;
+
+  constructor(
+    private readonly client: HmsClient,
+    private readonly table: HmsTable,
+    opts: { keepsDataPartitions: boolean; tagPartitionField: string | null; onlyValue: boolean; locationInProperties: boolean },
+  ) {
+    this.keepsDataPartitions = opts.keepsDataPartitions;
+    this.tagPartitionField = opts.tagPartitionField;
+    this.onlyValue = opts.onlyValue;
+    this.locationInProperties = opts.locationInProperties;
+  }
+
+  get where(): string {
+    return `${this.client.where()}, table ${this.table.dbName}.${this.table.tableName}`;
+  }
+
+  /** `getDataFilePath`: the table's location, under the table's `data-file.path-directory` parameter if set. */
+  private dataFilePath(): string {
+    const raw = (this.locationInProperties ? this.table.parameters?.path : this.table.sd?.location) ?? '';
+    const base = stripTrailingSlash(raw);
+    const dir = this.table.parameters?.['data-file.path-directory'];
+    return dir === undefined || dir === '' ? base : `${base}/${dir}`;
+  }
+
+  /** `PartitionPathUtils.generatePartitionPathUtil`: escaped `k=v/` (or `v/` with only values) per field. */
+  private partitionLocation(partition: PartitionValues): string {
+    const path = partition.map(([k, v]) => (this.onlyValue ? escapePathName(v) : `${escapePathName(k)}=${escapePathName(v)}`)).join('/');
+    return `${this.dataFilePath()}/${path}/`;
+  }
+
+  async add(partitions: readonly PartitionValues[]): Promise<void> {
+    if (partitions.length === 0) return;
+    const now = Math.floor(Date.now() / 1000);
+    const parts: HmsPartition[] = partitions.map((p) => {
+      const location = this.partitionLocation(p);
+      const sd = { ...(this.table.sd ?? {}) };
+      const parameters: Record<string, string> = {};
+      if (this.locationInProperties) parameters.path = location;
+      else sd.location = location;
+      return { values: p.map(([, v]) => v), sd, parameters, createTime: now };
+    });
+    await this.client.addPartitions(this.table.dbName, this.table.tableName, parts);
+  }
+
+  async drop(partitions: readonly PartitionValues[]): Promise<number> {
+    let dropped = 0;
+    for (const p of partitions) {
+      if (await this.client.dropPartition(this.table.dbName, this.table.tableName, p.map(([, v]) => v))) dropped++;
+    }
+    return dropped;
+  }
+
+  async markDone(partitions: readonly PartitionValues[]): Promise<void> {
+    for (const p of partitions) {
+      try {
+        await this.client.markPartitionDone(this.table.dbName, this.table.tableName, Object.fromEntries(p));
+      } catch (e) {
+        // HiveCatalog.markDonePartitions: a partition the metastore does not have is skipped.
+        if (!(e instanceof HmsException && e.notFound)) throw e;
+      }
+    }
   }
 }

@@ -11,10 +11,10 @@
  * snapshot commit from its options first, then from that registry: a compaction or a branch merge
  * over a REST table commits through the catalog without knowing which catalog it came from.
  */
-import { stripTrailingSlash } from '../fs/path.js';
 import type { Snapshot } from '../spec/snapshot.js';
 import type { ManifestEntry } from '../spec/manifest-entry.js';
 import { partitionSpec, type PartitionField, type PartitionPathOptions } from '../spec/partition-path.js';
+import { TableLocationRegistry } from './table-location-registry.js';
 
 /** `PartitionStatistics`: what one commit changed in one partition (negative for removals). */
 export interface PartitionStatistics {
@@ -93,19 +93,19 @@ export type SnapshotCommitFactory = (branch: string) => SnapshotCommit;
  * FileIO) that keep the location but not the FileIO object. A location belongs to one table, so
  * a commit to it from anywhere in this process goes through the catalog that owns the table.
  */
-const catalogTables = new Map<string, { owner: object; factory: SnapshotCommitFactory }>();
+const catalogTables = new TableLocationRegistry<SnapshotCommitFactory>();
 
 export function registerCatalogTable(owner: object, location: string, factory: SnapshotCommitFactory): void {
-  catalogTables.set(stripTrailingSlash(location), { owner, factory });
+  catalogTables.set(owner, location, factory);
 }
 
 /** Forget every table `owner` registered (the catalog is closed). */
 export function unregisterCatalogTables(owner: object): void {
-  for (const [k, v] of catalogTables) if (v.owner === owner) catalogTables.delete(k);
+  catalogTables.deleteOwner(owner);
 }
 
 /** The snapshot commit a commit to `tablePath` must use, or null for the default (storage). */
 export function catalogSnapshotCommitOf(tablePath: string, branch: string): SnapshotCommit | null {
-  const entry = catalogTables.get(stripTrailingSlash(tablePath));
-  return entry === undefined ? null : entry.factory(branch);
+  const factory = catalogTables.get(tablePath);
+  return factory === null ? null : factory(branch);
 }

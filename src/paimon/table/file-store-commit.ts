@@ -52,8 +52,9 @@ import { ManifestList } from './manifest-list.js';
 import { DELETION_VECTORS_INDEX, IndexManifestFile, type BucketMode, type IndexManifestEntry } from './index-manifest.js';
 import { FileStoreScan } from './file-store-scan.js';
 import { FileStorePathFactory } from './file-store-path-factory.js';
-import type { PartitionField, PartitionPathOptions } from '../spec/partition-path.js';
+import { partitionSpec, type PartitionField, type PartitionPathOptions } from '../spec/partition-path.js';
 import { catalogSnapshotCommitOf, partitionStatistics, type SnapshotCommit } from '../catalog/snapshot-commit.js';
+import { metastorePartitionsOf, type PartitionValues } from '../catalog/metastore-partitions.js';
 
 export interface FileStoreCommitOptions {
   fileIO: FileIO;
@@ -209,7 +210,36 @@ export class FileStoreCommit {
       changes = { ...changes, kind: 'OVERWRITE' };
     }
     const kind = changes.kind;
-    return this.retryCommit(kind, changes.commitIdentifier, (latest) => this.tryCommitOnce({ ...changes, kind }, latest));
+    const result = await this.retryCommit(kind, changes.commitIdentifier, (latest) => this.tryCommitOnce({ ...changes, kind }, latest));
+    await this.addMetastorePartitions(result.snapshot, changes.deltaEntries);
+    return result;
+  }
+
+  /**
+   * `AddPartitionCommitCallback`: after a commit, the partitions its ADD entries write into are
+   * added to the metastore that keeps the table's partitions (if absent). The snapshot is
+   * committed by then, so a failure here says so.
+   */
+  private async addMetastorePartitions(snapshot: Snapshot, entries: readonly ManifestEntry[]): Promise<void> {
+    const metastore = metastorePartitionsOf(this.opts.tablePath);
+    if (metastore === null || !metastore.keepsDataPartitions || this.opts.partitionFields.length === 0) return;
+    const partitions = new Map<string, PartitionValues>();
+    const options = { defaultName: this.option('partition.default-name'), legacyName: this.option('partition.legacy-name') !== 'false' };
+    for (const e of entries) {
+      if (e.kind !== 'ADD') continue;
+      const key = e.partition.key();
+      if (!partitions.has(key)) partitions.set(key, partitionSpec(e.partition, this.opts.partitionFields, options));
+    }
+    if (partitions.size === 0) return;
+    try {
+      await metastore.add([...partitions.values()]);
+    } catch (e) {
+      throw new PaimonError(
+        'STORAGE_ERROR',
+        `snapshot ${snapshot.id} of ${this.where()} is committed, but adding its ${partitions.size} partition(s) to the metastore failed (${(e as Error).message}); the next commit to those partitions adds them, or run a commit again once the metastore is back`,
+        { cause: e },
+      );
+    }
   }
 
   /**
@@ -396,7 +426,9 @@ export class FileStoreCommit {
    * files written for it are removed; a retry only finds out whether this commit landed after all.
    */
   async rollbackToAsLatest(plan: RollbackToAsLatestPlan, hooks: RollbackHooks = {}): Promise<CommitResult> {
-    return this.retryCommit('OVERWRITE', LONG_MAX_VALUE, (latest) => this.tryRollbackOnce(plan, latest, hooks));
+    const result = await this.retryCommit('OVERWRITE', LONG_MAX_VALUE, (latest) => this.tryRollbackOnce(plan, latest, hooks));
+    await this.addMetastorePartitions(result.snapshot, plan.delta);
+    return result;
   }
 
   private async tryRollbackOnce(plan: RollbackToAsLatestPlan, latest: Snapshot | null, hooks: RollbackHooks): Promise<Snapshot | null> {

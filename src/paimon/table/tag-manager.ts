@@ -9,11 +9,17 @@
  * files and manifests that only this tag kept alive (when its snapshot has expired); that needs
  * manifest reading and belongs to the procedure layer (`deleteTag` reports whether the tagged
  * snapshot still exists, i.e. whether such a cleanup is needed).
+ *
+ * A tag created or deleted here runs Paimon's tag callback of a table whose tags a metastore
+ * keeps as partitions (`metastore.tag-to-partition`, `AddPartitionTagCallback`): the partition
+ * `<field>=<tag>` is added or dropped after the tag file. Replacing a tag keeps it (Java's
+ * replaceTag passes no such callback), and so does renaming one, as in Java.
  */
 import { BranchScopedManager } from './branch-scoped-manager.js';
 import { PaimonError, isPaimonError } from '../errors.js';
 import { listOriginalVersionedFiles } from './hint-file.js';
 import { join } from '../fs/path.js';
+import { metastorePartitionsOf } from '../catalog/metastore-partitions.js';
 import type { Snapshot } from '../spec/snapshot.js';
 import {
   durationFromMillis,
@@ -94,7 +100,10 @@ export class TagManager extends BranchScopedManager {
       throw new PaimonError('TAG_ALREADY_EXISTS', `Tag '${name}' already exists in ${this.where()}.`);
     }
     const created = await this.write(snapshot, name, opts.timeRetainedMs === undefined ? undefined : durationFromMillis(opts.timeRetainedMs), opts.now, true);
-    if (created) return true;
+    if (created) {
+      await this.tagPartitionChanged(name, 'created');
+      return true;
+    }
     if (opts.ignoreIfExists) return false;
     throw new PaimonError('TAG_ALREADY_EXISTS', `Tag '${name}' already exists in ${this.where()} (created concurrently).`);
   }
@@ -123,7 +132,28 @@ export class TagManager extends BranchScopedManager {
     const tag = await this.get(name);
     if (tag === null) return null;
     await this.fileIO.delete(this.tagPath(name));
+    await this.tagPartitionChanged(name, 'deleted');
     return tag;
+  }
+
+  /**
+   * The tag callback after a tag appeared or disappeared for Paimon (`notifyCreation` /
+   * `notifyDeletion`); also called by deletions that take the tag file away themselves.
+   */
+  async tagPartitionChanged(name: string, change: 'created' | 'deleted'): Promise<void> {
+    const metastore = metastorePartitionsOf(this.tablePath);
+    if (metastore === null || metastore.tagPartitionField === null) return;
+    const partition = [[metastore.tagPartitionField, name] as const];
+    try {
+      if (change === 'created') await metastore.add([partition]);
+      else await metastore.drop([partition]);
+    } catch (e) {
+      throw new PaimonError(
+        'STORAGE_ERROR',
+        `tag '${name}' of ${this.where()} is ${change}, but ${change === 'created' ? 'adding' : 'dropping'} its partition ${metastore.tagPartitionField}=${name} in the metastore (${metastore.where}) failed: ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
   }
 
   /** `renameTag`: TAG_NOT_FOUND / TAG_ALREADY_EXISTS as Java's precondition checks. */

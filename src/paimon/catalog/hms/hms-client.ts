@@ -42,6 +42,11 @@ interface GeneratedClient {
   lock(req: unknown, cb: Callback<RawLockResponse>): void;
   check_lock(req: unknown, cb: Callback<RawLockResponse>): void;
   unlock(req: unknown, cb: Callback<void>): void;
+  add_partitions_req(req: unknown, cb: Callback<unknown>): void;
+  drop_partition(db: string, table: string, values: string[], deleteData: boolean, cb: Callback<boolean>): void;
+  get_partition_names(db: string, table: string, max: number, cb: Callback<string[]>): void;
+  markPartitionForEvent(db: string, table: string, spec: Record<string, string>, type: number, cb: Callback<void>): void;
+  isPartitionMarkedForEvent(db: string, table: string, spec: Record<string, string>, type: number, cb: Callback<boolean>): void;
 }
 interface RawLockResponse {
   lockid: Int64Value;
@@ -56,8 +61,13 @@ interface GeneratedTypes {
   LockRequest: Ctor;
   CheckLockRequest: Ctor;
   UnlockRequest: Ctor;
+  Partition: Ctor;
+  AddPartitionsRequest: Ctor;
   NoSuchObjectException: new () => object;
   UnknownDBException: new () => object;
+  UnknownTableException: new () => object;
+  UnknownPartitionException: new () => object;
+  PartitionEventType: Record<'LOAD_DONE', number>;
   LockType: Record<'EXCLUSIVE', number>;
   LockLevel: Record<'TABLE', number>;
   LockState: Record<'ACQUIRED' | 'WAITING' | 'ABORT' | 'NOT_ACQUIRED', number>;
@@ -99,13 +109,35 @@ export interface HmsDatabase {
   parameters?: Record<string, string> | null;
 }
 
+/**
+ * A storage descriptor as the metastore answers it. Besides the fields read by name, it carries
+ * what the IDL subset decodes (columns, serde, buckets, sort columns, parameters), which a new
+ * partition copies from its table.
+ */
+export interface HmsStorageDescriptor {
+  location?: string | null;
+  inputFormat?: string | null;
+  outputFormat?: string | null;
+  [field: string]: unknown;
+}
+
 export interface HmsTable {
   tableName: string;
   dbName: string;
   createTime?: number | null;
-  sd?: { location?: string | null; inputFormat?: string | null; outputFormat?: string | null } | null;
+  sd?: HmsStorageDescriptor | null;
+  partitionKeys?: { name: string; type: string }[] | null;
   parameters?: Record<string, string> | null;
   tableType?: string | null;
+}
+
+/** A partition to add: its values in partition-key order, its storage descriptor, its parameters. */
+export interface HmsPartition {
+  values: string[];
+  sd: HmsStorageDescriptor;
+  parameters: Record<string, string>;
+  /** Epoch seconds (create and last access time, as Java sets both). */
+  createTime: number;
 }
 
 export type HmsLockState = 'ACQUIRED' | 'WAITING' | 'ABORT' | 'NOT_ACQUIRED';
@@ -288,7 +320,11 @@ export class HmsClient {
 
   private answerError(what: string, err: unknown): PaimonError {
     const { types } = this.gen;
-    const notFound = err instanceof types.NoSuchObjectException || err instanceof types.UnknownDBException;
+    const notFound =
+      err instanceof types.NoSuchObjectException ||
+      err instanceof types.UnknownDBException ||
+      err instanceof types.UnknownTableException ||
+      err instanceof types.UnknownPartitionException;
     const text = errorText(err);
     return new HmsException(`${this.where()}: ${what} failed: ${text}`, notFound);
   }
@@ -357,6 +393,59 @@ export class HmsClient {
     await this.call(`releasing the lock ${lock.id.toString()} on ${what}`, (c, cb: Callback<void>) => c.unlock(new types.UnlockRequest({ lockid: lock.id }), cb));
   }
 
+  /** `add_partitions(parts, ifNotExists = true, needResult = false)`, as HiveCatalog adds them. */
+  async addPartitions(database: string, table: string, partitions: readonly HmsPartition[]): Promise<void> {
+    if (partitions.length === 0) return;
+    const { types } = this.gen;
+    const parts = partitions.map(
+      (p) =>
+        new types.Partition({
+          values: p.values,
+          dbName: database,
+          tableName: table,
+          createTime: p.createTime,
+          lastAccessTime: p.createTime,
+          sd: p.sd,
+          parameters: p.parameters,
+        }),
+    );
+    await this.call(`adding ${partitions.length} partition(s) to ${database}.${table}`, (c, cb: Callback<unknown>) =>
+      c.add_partitions_req(new types.AddPartitionsRequest({ dbName: database, tblName: table, parts, ifNotExists: true, needResult: false }), cb),
+    );
+  }
+
+  /** `drop_partition(values, deleteData = false)`; false when the metastore has no such partition. */
+  async dropPartition(database: string, table: string, values: readonly string[]): Promise<boolean> {
+    try {
+      return await this.call(`dropping partition [${values.join(', ')}] of ${database}.${table}`, (c, cb: Callback<boolean>) =>
+        c.drop_partition(database, table, [...values], false, cb),
+      );
+    } catch (e) {
+      if (e instanceof HmsException && e.notFound) return false;
+      throw e;
+    }
+  }
+
+  /** Partition names (`k=v/k2=v2`, escaped as Hive escapes them), in the metastore's order. */
+  listPartitionNames(database: string, table: string): Promise<string[]> {
+    return this.call(`listing the partitions of ${database}.${table}`, (c, cb: Callback<string[]>) => c.get_partition_names(database, table, -1, cb));
+  }
+
+  /** `markPartitionForEvent(spec, LOAD_DONE)`; HmsException (notFound) when the table or partition is unknown. */
+  async markPartitionDone(database: string, table: string, spec: Record<string, string>): Promise<void> {
+    const { types } = this.gen;
+    await this.call(`marking partition ${partitionText(spec)} of ${database}.${table} done`, (c, cb: Callback<void>) =>
+      c.markPartitionForEvent(database, table, spec, types.PartitionEventType.LOAD_DONE, cb),
+    );
+  }
+
+  isPartitionMarkedDone(database: string, table: string, spec: Record<string, string>): Promise<boolean> {
+    const { types } = this.gen;
+    return this.call(`reading the done mark of partition ${partitionText(spec)} of ${database}.${table}`, (c, cb: Callback<boolean>) =>
+      c.isPartitionMarkedForEvent(database, table, spec, types.PartitionEventType.LOAD_DONE, cb),
+    );
+  }
+
   private lockOf(r: RawLockResponse): HmsLock {
     const names = Object.entries(this.gen.types.LockState) as [HmsLockState, number][];
     const state = names.find(([, v]) => v === r.state)?.[0];
@@ -370,6 +459,12 @@ export class HmsClient {
     this.client = null;
     conn?.end();
   }
+}
+
+function partitionText(spec: Record<string, string>): string {
+  return Object.entries(spec)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('/');
 }
 
 function errorText(e: unknown): string {

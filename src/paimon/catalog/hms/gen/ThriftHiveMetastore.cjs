@@ -69,12 +69,12 @@ ThriftHiveMetastore_get_all_databases_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp330 = input.readListBegin();
-        var _size29 = _rtmp330.size || 0;
-        for (var _i31 = 0; _i31 < _size29; ++_i31) {
-          var elem32 = null;
-          elem32 = input.readString();
-          this.success.push(elem32);
+        var _rtmp386 = input.readListBegin();
+        var _size85 = _rtmp386.size || 0;
+        for (var _i87 = 0; _i87 < _size85; ++_i87) {
+          var elem88 = null;
+          elem88 = input.readString();
+          this.success.push(elem88);
         }
         input.readListEnd();
       } else {
@@ -103,10 +103,10 @@ ThriftHiveMetastore_get_all_databases_result.prototype.write = function(output) 
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRING, this.success.length);
-    for (var iter33 in this.success) {
-      if (this.success.hasOwnProperty(iter33)) {
-        iter33 = this.success[iter33];
-        output.writeString(iter33);
+    for (var iter89 in this.success) {
+      if (this.success.hasOwnProperty(iter89)) {
+        iter89 = this.success[iter89];
+        output.writeString(iter89);
       }
     }
     output.writeListEnd();
@@ -342,12 +342,12 @@ ThriftHiveMetastore_get_all_tables_result.prototype.read = function(input) {
       case 0:
       if (ftype == Thrift.Type.LIST) {
         this.success = [];
-        var _rtmp335 = input.readListBegin();
-        var _size34 = _rtmp335.size || 0;
-        for (var _i36 = 0; _i36 < _size34; ++_i36) {
-          var elem37 = null;
-          elem37 = input.readString();
-          this.success.push(elem37);
+        var _rtmp391 = input.readListBegin();
+        var _size90 = _rtmp391.size || 0;
+        for (var _i92 = 0; _i92 < _size90; ++_i92) {
+          var elem93 = null;
+          elem93 = input.readString();
+          this.success.push(elem93);
         }
         input.readListEnd();
       } else {
@@ -376,10 +376,10 @@ ThriftHiveMetastore_get_all_tables_result.prototype.write = function(output) {
   if (this.success !== null && this.success !== undefined) {
     output.writeFieldBegin('success', Thrift.Type.LIST, 0);
     output.writeListBegin(Thrift.Type.STRING, this.success.length);
-    for (var iter38 in this.success) {
-      if (this.success.hasOwnProperty(iter38)) {
-        iter38 = this.success[iter38];
-        output.writeString(iter38);
+    for (var iter94 in this.success) {
+      if (this.success.hasOwnProperty(iter94)) {
+        iter94 = this.success[iter94];
+        output.writeString(iter94);
       }
     }
     output.writeListEnd();
@@ -1125,6 +1125,1106 @@ ThriftHiveMetastore_unlock_result.prototype.write = function(output) {
   return;
 };
 
+var ThriftHiveMetastore_add_partitions_req_args = function(args) {
+  this.request = null;
+  if (args) {
+    if (args.request !== undefined && args.request !== null) {
+      this.request = new ttypes.AddPartitionsRequest(args.request);
+    }
+  }
+};
+ThriftHiveMetastore_add_partitions_req_args.prototype = {};
+ThriftHiveMetastore_add_partitions_req_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.request = new ttypes.AddPartitionsRequest();
+        this.request.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_add_partitions_req_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_add_partitions_req_args');
+  if (this.request !== null && this.request !== undefined) {
+    output.writeFieldBegin('request', Thrift.Type.STRUCT, 1);
+    this.request.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_add_partitions_req_result = function(args) {
+  this.success = null;
+  this.o1 = null;
+  this.o2 = null;
+  this.o3 = null;
+  if (args instanceof ttypes.InvalidObjectException) {
+    this.o1 = args;
+    return;
+  }
+  if (args instanceof ttypes.AlreadyExistsException) {
+    this.o2 = args;
+    return;
+  }
+  if (args instanceof ttypes.MetaException) {
+    this.o3 = args;
+    return;
+  }
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = new ttypes.AddPartitionsResult(args.success);
+    }
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+    if (args.o2 !== undefined && args.o2 !== null) {
+      this.o2 = args.o2;
+    }
+    if (args.o3 !== undefined && args.o3 !== null) {
+      this.o3 = args.o3;
+    }
+  }
+};
+ThriftHiveMetastore_add_partitions_req_result.prototype = {};
+ThriftHiveMetastore_add_partitions_req_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.success = new ttypes.AddPartitionsResult();
+        this.success.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.InvalidObjectException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o2 = new ttypes.AlreadyExistsException();
+        this.o2.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o3 = new ttypes.MetaException();
+        this.o3.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_add_partitions_req_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_add_partitions_req_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.STRUCT, 0);
+    this.success.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o2 !== null && this.o2 !== undefined) {
+    output.writeFieldBegin('o2', Thrift.Type.STRUCT, 2);
+    this.o2.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o3 !== null && this.o3 !== undefined) {
+    output.writeFieldBegin('o3', Thrift.Type.STRUCT, 3);
+    this.o3.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_drop_partition_args = function(args) {
+  this.db_name = null;
+  this.tbl_name = null;
+  this.part_vals = null;
+  this.deleteData = null;
+  if (args) {
+    if (args.db_name !== undefined && args.db_name !== null) {
+      this.db_name = args.db_name;
+    }
+    if (args.tbl_name !== undefined && args.tbl_name !== null) {
+      this.tbl_name = args.tbl_name;
+    }
+    if (args.part_vals !== undefined && args.part_vals !== null) {
+      this.part_vals = Thrift.copyList(args.part_vals, [null]);
+    }
+    if (args.deleteData !== undefined && args.deleteData !== null) {
+      this.deleteData = args.deleteData;
+    }
+  }
+};
+ThriftHiveMetastore_drop_partition_args.prototype = {};
+ThriftHiveMetastore_drop_partition_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.db_name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.tbl_name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.LIST) {
+        this.part_vals = [];
+        var _rtmp396 = input.readListBegin();
+        var _size95 = _rtmp396.size || 0;
+        for (var _i97 = 0; _i97 < _size95; ++_i97) {
+          var elem98 = null;
+          elem98 = input.readString();
+          this.part_vals.push(elem98);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.BOOL) {
+        this.deleteData = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_drop_partition_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_drop_partition_args');
+  if (this.db_name !== null && this.db_name !== undefined) {
+    output.writeFieldBegin('db_name', Thrift.Type.STRING, 1);
+    output.writeString(this.db_name);
+    output.writeFieldEnd();
+  }
+  if (this.tbl_name !== null && this.tbl_name !== undefined) {
+    output.writeFieldBegin('tbl_name', Thrift.Type.STRING, 2);
+    output.writeString(this.tbl_name);
+    output.writeFieldEnd();
+  }
+  if (this.part_vals !== null && this.part_vals !== undefined) {
+    output.writeFieldBegin('part_vals', Thrift.Type.LIST, 3);
+    output.writeListBegin(Thrift.Type.STRING, this.part_vals.length);
+    for (var iter99 in this.part_vals) {
+      if (this.part_vals.hasOwnProperty(iter99)) {
+        iter99 = this.part_vals[iter99];
+        output.writeString(iter99);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.deleteData !== null && this.deleteData !== undefined) {
+    output.writeFieldBegin('deleteData', Thrift.Type.BOOL, 4);
+    output.writeBool(this.deleteData);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_drop_partition_result = function(args) {
+  this.success = null;
+  this.o1 = null;
+  this.o2 = null;
+  if (args instanceof ttypes.NoSuchObjectException) {
+    this.o1 = args;
+    return;
+  }
+  if (args instanceof ttypes.MetaException) {
+    this.o2 = args;
+    return;
+  }
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = args.success;
+    }
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+    if (args.o2 !== undefined && args.o2 !== null) {
+      this.o2 = args.o2;
+    }
+  }
+};
+ThriftHiveMetastore_drop_partition_result.prototype = {};
+ThriftHiveMetastore_drop_partition_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.BOOL) {
+        this.success = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.NoSuchObjectException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o2 = new ttypes.MetaException();
+        this.o2.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_drop_partition_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_drop_partition_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.BOOL, 0);
+    output.writeBool(this.success);
+    output.writeFieldEnd();
+  }
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o2 !== null && this.o2 !== undefined) {
+    output.writeFieldBegin('o2', Thrift.Type.STRUCT, 2);
+    this.o2.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_get_partition_names_args = function(args) {
+  this.db_name = null;
+  this.tbl_name = null;
+  this.max_parts = -1;
+  if (args) {
+    if (args.db_name !== undefined && args.db_name !== null) {
+      this.db_name = args.db_name;
+    }
+    if (args.tbl_name !== undefined && args.tbl_name !== null) {
+      this.tbl_name = args.tbl_name;
+    }
+    if (args.max_parts !== undefined && args.max_parts !== null) {
+      this.max_parts = args.max_parts;
+    }
+  }
+};
+ThriftHiveMetastore_get_partition_names_args.prototype = {};
+ThriftHiveMetastore_get_partition_names_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.db_name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.tbl_name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.I16) {
+        this.max_parts = input.readI16();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_get_partition_names_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_get_partition_names_args');
+  if (this.db_name !== null && this.db_name !== undefined) {
+    output.writeFieldBegin('db_name', Thrift.Type.STRING, 1);
+    output.writeString(this.db_name);
+    output.writeFieldEnd();
+  }
+  if (this.tbl_name !== null && this.tbl_name !== undefined) {
+    output.writeFieldBegin('tbl_name', Thrift.Type.STRING, 2);
+    output.writeString(this.tbl_name);
+    output.writeFieldEnd();
+  }
+  if (this.max_parts !== null && this.max_parts !== undefined) {
+    output.writeFieldBegin('max_parts', Thrift.Type.I16, 3);
+    output.writeI16(this.max_parts);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_get_partition_names_result = function(args) {
+  this.success = null;
+  this.o1 = null;
+  this.o2 = null;
+  if (args instanceof ttypes.NoSuchObjectException) {
+    this.o1 = args;
+    return;
+  }
+  if (args instanceof ttypes.MetaException) {
+    this.o2 = args;
+    return;
+  }
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = Thrift.copyList(args.success, [null]);
+    }
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+    if (args.o2 !== undefined && args.o2 !== null) {
+      this.o2 = args.o2;
+    }
+  }
+};
+ThriftHiveMetastore_get_partition_names_result.prototype = {};
+ThriftHiveMetastore_get_partition_names_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.LIST) {
+        this.success = [];
+        var _rtmp3101 = input.readListBegin();
+        var _size100 = _rtmp3101.size || 0;
+        for (var _i102 = 0; _i102 < _size100; ++_i102) {
+          var elem103 = null;
+          elem103 = input.readString();
+          this.success.push(elem103);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.NoSuchObjectException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o2 = new ttypes.MetaException();
+        this.o2.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_get_partition_names_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_get_partition_names_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.LIST, 0);
+    output.writeListBegin(Thrift.Type.STRING, this.success.length);
+    for (var iter104 in this.success) {
+      if (this.success.hasOwnProperty(iter104)) {
+        iter104 = this.success[iter104];
+        output.writeString(iter104);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o2 !== null && this.o2 !== undefined) {
+    output.writeFieldBegin('o2', Thrift.Type.STRUCT, 2);
+    this.o2.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_markPartitionForEvent_args = function(args) {
+  this.db_name = null;
+  this.tbl_name = null;
+  this.part_vals = null;
+  this.eventType = null;
+  if (args) {
+    if (args.db_name !== undefined && args.db_name !== null) {
+      this.db_name = args.db_name;
+    }
+    if (args.tbl_name !== undefined && args.tbl_name !== null) {
+      this.tbl_name = args.tbl_name;
+    }
+    if (args.part_vals !== undefined && args.part_vals !== null) {
+      this.part_vals = Thrift.copyMap(args.part_vals, [null]);
+    }
+    if (args.eventType !== undefined && args.eventType !== null) {
+      this.eventType = args.eventType;
+    }
+  }
+};
+ThriftHiveMetastore_markPartitionForEvent_args.prototype = {};
+ThriftHiveMetastore_markPartitionForEvent_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.db_name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.tbl_name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.MAP) {
+        this.part_vals = {};
+        var _rtmp3106 = input.readMapBegin();
+        var _size105 = _rtmp3106.size || 0;
+        for (var _i107 = 0; _i107 < _size105; ++_i107) {
+          var key108 = null;
+          var val109 = null;
+          key108 = input.readString();
+          val109 = input.readString();
+          this.part_vals[key108] = val109;
+        }
+        input.readMapEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.I32) {
+        this.eventType = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_markPartitionForEvent_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_markPartitionForEvent_args');
+  if (this.db_name !== null && this.db_name !== undefined) {
+    output.writeFieldBegin('db_name', Thrift.Type.STRING, 1);
+    output.writeString(this.db_name);
+    output.writeFieldEnd();
+  }
+  if (this.tbl_name !== null && this.tbl_name !== undefined) {
+    output.writeFieldBegin('tbl_name', Thrift.Type.STRING, 2);
+    output.writeString(this.tbl_name);
+    output.writeFieldEnd();
+  }
+  if (this.part_vals !== null && this.part_vals !== undefined) {
+    output.writeFieldBegin('part_vals', Thrift.Type.MAP, 3);
+    output.writeMapBegin(Thrift.Type.STRING, Thrift.Type.STRING, Thrift.objectLength(this.part_vals));
+    for (var kiter110 in this.part_vals) {
+      if (this.part_vals.hasOwnProperty(kiter110)) {
+        var viter111 = this.part_vals[kiter110];
+        output.writeString(kiter110);
+        output.writeString(viter111);
+      }
+    }
+    output.writeMapEnd();
+    output.writeFieldEnd();
+  }
+  if (this.eventType !== null && this.eventType !== undefined) {
+    output.writeFieldBegin('eventType', Thrift.Type.I32, 4);
+    output.writeI32(this.eventType);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_markPartitionForEvent_result = function(args) {
+  this.o1 = null;
+  this.o2 = null;
+  this.o3 = null;
+  this.o4 = null;
+  this.o5 = null;
+  this.o6 = null;
+  if (args instanceof ttypes.MetaException) {
+    this.o1 = args;
+    return;
+  }
+  if (args instanceof ttypes.NoSuchObjectException) {
+    this.o2 = args;
+    return;
+  }
+  if (args instanceof ttypes.UnknownDBException) {
+    this.o3 = args;
+    return;
+  }
+  if (args instanceof ttypes.UnknownTableException) {
+    this.o4 = args;
+    return;
+  }
+  if (args instanceof ttypes.UnknownPartitionException) {
+    this.o5 = args;
+    return;
+  }
+  if (args instanceof ttypes.InvalidPartitionException) {
+    this.o6 = args;
+    return;
+  }
+  if (args) {
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+    if (args.o2 !== undefined && args.o2 !== null) {
+      this.o2 = args.o2;
+    }
+    if (args.o3 !== undefined && args.o3 !== null) {
+      this.o3 = args.o3;
+    }
+    if (args.o4 !== undefined && args.o4 !== null) {
+      this.o4 = args.o4;
+    }
+    if (args.o5 !== undefined && args.o5 !== null) {
+      this.o5 = args.o5;
+    }
+    if (args.o6 !== undefined && args.o6 !== null) {
+      this.o6 = args.o6;
+    }
+  }
+};
+ThriftHiveMetastore_markPartitionForEvent_result.prototype = {};
+ThriftHiveMetastore_markPartitionForEvent_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.MetaException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o2 = new ttypes.NoSuchObjectException();
+        this.o2.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o3 = new ttypes.UnknownDBException();
+        this.o3.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o4 = new ttypes.UnknownTableException();
+        this.o4.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o5 = new ttypes.UnknownPartitionException();
+        this.o5.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 6:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o6 = new ttypes.InvalidPartitionException();
+        this.o6.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_markPartitionForEvent_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_markPartitionForEvent_result');
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o2 !== null && this.o2 !== undefined) {
+    output.writeFieldBegin('o2', Thrift.Type.STRUCT, 2);
+    this.o2.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o3 !== null && this.o3 !== undefined) {
+    output.writeFieldBegin('o3', Thrift.Type.STRUCT, 3);
+    this.o3.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o4 !== null && this.o4 !== undefined) {
+    output.writeFieldBegin('o4', Thrift.Type.STRUCT, 4);
+    this.o4.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o5 !== null && this.o5 !== undefined) {
+    output.writeFieldBegin('o5', Thrift.Type.STRUCT, 5);
+    this.o5.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o6 !== null && this.o6 !== undefined) {
+    output.writeFieldBegin('o6', Thrift.Type.STRUCT, 6);
+    this.o6.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_isPartitionMarkedForEvent_args = function(args) {
+  this.db_name = null;
+  this.tbl_name = null;
+  this.part_vals = null;
+  this.eventType = null;
+  if (args) {
+    if (args.db_name !== undefined && args.db_name !== null) {
+      this.db_name = args.db_name;
+    }
+    if (args.tbl_name !== undefined && args.tbl_name !== null) {
+      this.tbl_name = args.tbl_name;
+    }
+    if (args.part_vals !== undefined && args.part_vals !== null) {
+      this.part_vals = Thrift.copyMap(args.part_vals, [null]);
+    }
+    if (args.eventType !== undefined && args.eventType !== null) {
+      this.eventType = args.eventType;
+    }
+  }
+};
+ThriftHiveMetastore_isPartitionMarkedForEvent_args.prototype = {};
+ThriftHiveMetastore_isPartitionMarkedForEvent_args.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.db_name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.tbl_name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.MAP) {
+        this.part_vals = {};
+        var _rtmp3113 = input.readMapBegin();
+        var _size112 = _rtmp3113.size || 0;
+        for (var _i114 = 0; _i114 < _size112; ++_i114) {
+          var key115 = null;
+          var val116 = null;
+          key115 = input.readString();
+          val116 = input.readString();
+          this.part_vals[key115] = val116;
+        }
+        input.readMapEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.I32) {
+        this.eventType = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_isPartitionMarkedForEvent_args.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_isPartitionMarkedForEvent_args');
+  if (this.db_name !== null && this.db_name !== undefined) {
+    output.writeFieldBegin('db_name', Thrift.Type.STRING, 1);
+    output.writeString(this.db_name);
+    output.writeFieldEnd();
+  }
+  if (this.tbl_name !== null && this.tbl_name !== undefined) {
+    output.writeFieldBegin('tbl_name', Thrift.Type.STRING, 2);
+    output.writeString(this.tbl_name);
+    output.writeFieldEnd();
+  }
+  if (this.part_vals !== null && this.part_vals !== undefined) {
+    output.writeFieldBegin('part_vals', Thrift.Type.MAP, 3);
+    output.writeMapBegin(Thrift.Type.STRING, Thrift.Type.STRING, Thrift.objectLength(this.part_vals));
+    for (var kiter117 in this.part_vals) {
+      if (this.part_vals.hasOwnProperty(kiter117)) {
+        var viter118 = this.part_vals[kiter117];
+        output.writeString(kiter117);
+        output.writeString(viter118);
+      }
+    }
+    output.writeMapEnd();
+    output.writeFieldEnd();
+  }
+  if (this.eventType !== null && this.eventType !== undefined) {
+    output.writeFieldBegin('eventType', Thrift.Type.I32, 4);
+    output.writeI32(this.eventType);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var ThriftHiveMetastore_isPartitionMarkedForEvent_result = function(args) {
+  this.success = null;
+  this.o1 = null;
+  this.o2 = null;
+  this.o3 = null;
+  this.o4 = null;
+  this.o5 = null;
+  this.o6 = null;
+  if (args instanceof ttypes.MetaException) {
+    this.o1 = args;
+    return;
+  }
+  if (args instanceof ttypes.NoSuchObjectException) {
+    this.o2 = args;
+    return;
+  }
+  if (args instanceof ttypes.UnknownDBException) {
+    this.o3 = args;
+    return;
+  }
+  if (args instanceof ttypes.UnknownTableException) {
+    this.o4 = args;
+    return;
+  }
+  if (args instanceof ttypes.UnknownPartitionException) {
+    this.o5 = args;
+    return;
+  }
+  if (args instanceof ttypes.InvalidPartitionException) {
+    this.o6 = args;
+    return;
+  }
+  if (args) {
+    if (args.success !== undefined && args.success !== null) {
+      this.success = args.success;
+    }
+    if (args.o1 !== undefined && args.o1 !== null) {
+      this.o1 = args.o1;
+    }
+    if (args.o2 !== undefined && args.o2 !== null) {
+      this.o2 = args.o2;
+    }
+    if (args.o3 !== undefined && args.o3 !== null) {
+      this.o3 = args.o3;
+    }
+    if (args.o4 !== undefined && args.o4 !== null) {
+      this.o4 = args.o4;
+    }
+    if (args.o5 !== undefined && args.o5 !== null) {
+      this.o5 = args.o5;
+    }
+    if (args.o6 !== undefined && args.o6 !== null) {
+      this.o6 = args.o6;
+    }
+  }
+};
+ThriftHiveMetastore_isPartitionMarkedForEvent_result.prototype = {};
+ThriftHiveMetastore_isPartitionMarkedForEvent_result.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 0:
+      if (ftype == Thrift.Type.BOOL) {
+        this.success = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 1:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o1 = new ttypes.MetaException();
+        this.o1.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o2 = new ttypes.NoSuchObjectException();
+        this.o2.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o3 = new ttypes.UnknownDBException();
+        this.o3.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o4 = new ttypes.UnknownTableException();
+        this.o4.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o5 = new ttypes.UnknownPartitionException();
+        this.o5.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 6:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.o6 = new ttypes.InvalidPartitionException();
+        this.o6.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+ThriftHiveMetastore_isPartitionMarkedForEvent_result.prototype.write = function(output) {
+  output.writeStructBegin('ThriftHiveMetastore_isPartitionMarkedForEvent_result');
+  if (this.success !== null && this.success !== undefined) {
+    output.writeFieldBegin('success', Thrift.Type.BOOL, 0);
+    output.writeBool(this.success);
+    output.writeFieldEnd();
+  }
+  if (this.o1 !== null && this.o1 !== undefined) {
+    output.writeFieldBegin('o1', Thrift.Type.STRUCT, 1);
+    this.o1.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o2 !== null && this.o2 !== undefined) {
+    output.writeFieldBegin('o2', Thrift.Type.STRUCT, 2);
+    this.o2.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o3 !== null && this.o3 !== undefined) {
+    output.writeFieldBegin('o3', Thrift.Type.STRUCT, 3);
+    this.o3.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o4 !== null && this.o4 !== undefined) {
+    output.writeFieldBegin('o4', Thrift.Type.STRUCT, 4);
+    this.o4.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o5 !== null && this.o5 !== undefined) {
+    output.writeFieldBegin('o5', Thrift.Type.STRUCT, 5);
+    this.o5.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.o6 !== null && this.o6 !== undefined) {
+    output.writeFieldBegin('o6', Thrift.Type.STRUCT, 6);
+    this.o6.write(output);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
 var ThriftHiveMetastoreClient = exports.Client = function(output, pClass) {
   this.output = output;
   this.pClass = pClass;
@@ -1648,6 +2748,366 @@ ThriftHiveMetastoreClient.prototype.recv_unlock = function(input,mtype,rseqid) {
   }
   callback(null);
 };
+
+ThriftHiveMetastoreClient.prototype.add_partitions_req = function(request, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_add_partitions_req(request);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_add_partitions_req(request);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_add_partitions_req = function(request) {
+  var output = new this.pClass(this.output);
+  var params = {
+    request: request
+  };
+  var args = new ThriftHiveMetastore_add_partitions_req_args(params);
+  try {
+    output.writeMessageBegin('add_partitions_req', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_add_partitions_req = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_add_partitions_req_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  if (null !== result.o2) {
+    return callback(result.o2);
+  }
+  if (null !== result.o3) {
+    return callback(result.o3);
+  }
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('add_partitions_req failed: unknown result');
+};
+
+ThriftHiveMetastoreClient.prototype.drop_partition = function(db_name, tbl_name, part_vals, deleteData, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_drop_partition(db_name, tbl_name, part_vals, deleteData);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_drop_partition(db_name, tbl_name, part_vals, deleteData);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_drop_partition = function(db_name, tbl_name, part_vals, deleteData) {
+  var output = new this.pClass(this.output);
+  var params = {
+    db_name: db_name,
+    tbl_name: tbl_name,
+    part_vals: part_vals,
+    deleteData: deleteData
+  };
+  var args = new ThriftHiveMetastore_drop_partition_args(params);
+  try {
+    output.writeMessageBegin('drop_partition', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_drop_partition = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_drop_partition_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  if (null !== result.o2) {
+    return callback(result.o2);
+  }
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('drop_partition failed: unknown result');
+};
+
+ThriftHiveMetastoreClient.prototype.get_partition_names = function(db_name, tbl_name, max_parts, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_get_partition_names(db_name, tbl_name, max_parts);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_get_partition_names(db_name, tbl_name, max_parts);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_get_partition_names = function(db_name, tbl_name, max_parts) {
+  var output = new this.pClass(this.output);
+  var params = {
+    db_name: db_name,
+    tbl_name: tbl_name,
+    max_parts: max_parts
+  };
+  var args = new ThriftHiveMetastore_get_partition_names_args(params);
+  try {
+    output.writeMessageBegin('get_partition_names', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_get_partition_names = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_get_partition_names_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  if (null !== result.o2) {
+    return callback(result.o2);
+  }
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('get_partition_names failed: unknown result');
+};
+
+ThriftHiveMetastoreClient.prototype.markPartitionForEvent = function(db_name, tbl_name, part_vals, eventType, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_markPartitionForEvent(db_name, tbl_name, part_vals, eventType);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_markPartitionForEvent(db_name, tbl_name, part_vals, eventType);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_markPartitionForEvent = function(db_name, tbl_name, part_vals, eventType) {
+  var output = new this.pClass(this.output);
+  var params = {
+    db_name: db_name,
+    tbl_name: tbl_name,
+    part_vals: part_vals,
+    eventType: eventType
+  };
+  var args = new ThriftHiveMetastore_markPartitionForEvent_args(params);
+  try {
+    output.writeMessageBegin('markPartitionForEvent', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_markPartitionForEvent = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_markPartitionForEvent_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  if (null !== result.o2) {
+    return callback(result.o2);
+  }
+  if (null !== result.o3) {
+    return callback(result.o3);
+  }
+  if (null !== result.o4) {
+    return callback(result.o4);
+  }
+  if (null !== result.o5) {
+    return callback(result.o5);
+  }
+  if (null !== result.o6) {
+    return callback(result.o6);
+  }
+  callback(null);
+};
+
+ThriftHiveMetastoreClient.prototype.isPartitionMarkedForEvent = function(db_name, tbl_name, part_vals, eventType, callback) {
+  this._seqid = this.new_seqid();
+  if (callback === undefined) {
+    var _defer = Q.defer();
+    this._reqs[this.seqid()] = function(error, result) {
+      if (error) {
+        _defer.reject(error);
+      } else {
+        _defer.resolve(result);
+      }
+    };
+    this.send_isPartitionMarkedForEvent(db_name, tbl_name, part_vals, eventType);
+    return _defer.promise;
+  } else {
+    this._reqs[this.seqid()] = callback;
+    this.send_isPartitionMarkedForEvent(db_name, tbl_name, part_vals, eventType);
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.send_isPartitionMarkedForEvent = function(db_name, tbl_name, part_vals, eventType) {
+  var output = new this.pClass(this.output);
+  var params = {
+    db_name: db_name,
+    tbl_name: tbl_name,
+    part_vals: part_vals,
+    eventType: eventType
+  };
+  var args = new ThriftHiveMetastore_isPartitionMarkedForEvent_args(params);
+  try {
+    output.writeMessageBegin('isPartitionMarkedForEvent', Thrift.MessageType.CALL, this.seqid());
+    args.write(output);
+    output.writeMessageEnd();
+    return this.output.flush();
+  }
+  catch (e) {
+    delete this._reqs[this.seqid()];
+    if (typeof output.reset === 'function') {
+      output.reset();
+    }
+    throw e;
+  }
+};
+
+ThriftHiveMetastoreClient.prototype.recv_isPartitionMarkedForEvent = function(input,mtype,rseqid) {
+  var callback = this._reqs[rseqid] || function() {};
+  delete this._reqs[rseqid];
+  if (mtype == Thrift.MessageType.EXCEPTION) {
+    var x = new Thrift.TApplicationException();
+    x.read(input);
+    input.readMessageEnd();
+    return callback(x);
+  }
+  var result = new ThriftHiveMetastore_isPartitionMarkedForEvent_result();
+  result.read(input);
+  input.readMessageEnd();
+
+  if (null !== result.o1) {
+    return callback(result.o1);
+  }
+  if (null !== result.o2) {
+    return callback(result.o2);
+  }
+  if (null !== result.o3) {
+    return callback(result.o3);
+  }
+  if (null !== result.o4) {
+    return callback(result.o4);
+  }
+  if (null !== result.o5) {
+    return callback(result.o5);
+  }
+  if (null !== result.o6) {
+    return callback(result.o6);
+  }
+  if (null !== result.success) {
+    return callback(null, result.success);
+  }
+  return callback('isPartitionMarkedForEvent failed: unknown result');
+};
 var ThriftHiveMetastoreProcessor = exports.Processor = function(handler) {
   this._handler = handler;
 };
@@ -1993,6 +3453,227 @@ ThriftHiveMetastoreProcessor.prototype.process_unlock = function(seqid, input, o
       } else {
         result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
         output.writeMessageBegin("unlock", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_add_partitions_req = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_add_partitions_req_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.add_partitions_req.length === 1) {
+    Q.fcall(this._handler.add_partitions_req.bind(this._handler),
+      args.request
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_add_partitions_req_result({success: result});
+      output.writeMessageBegin("add_partitions_req", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.InvalidObjectException || err instanceof ttypes.AlreadyExistsException || err instanceof ttypes.MetaException) {
+        result = new ThriftHiveMetastore_add_partitions_req_result(err);
+        output.writeMessageBegin("add_partitions_req", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("add_partitions_req", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.add_partitions_req(args.request, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.InvalidObjectException || err instanceof ttypes.AlreadyExistsException || err instanceof ttypes.MetaException) {
+        result_obj = new ThriftHiveMetastore_add_partitions_req_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("add_partitions_req", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("add_partitions_req", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_drop_partition = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_drop_partition_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.drop_partition.length === 4) {
+    Q.fcall(this._handler.drop_partition.bind(this._handler),
+      args.db_name,
+      args.tbl_name,
+      args.part_vals,
+      args.deleteData
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_drop_partition_result({success: result});
+      output.writeMessageBegin("drop_partition", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.NoSuchObjectException || err instanceof ttypes.MetaException) {
+        result = new ThriftHiveMetastore_drop_partition_result(err);
+        output.writeMessageBegin("drop_partition", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("drop_partition", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.drop_partition(args.db_name, args.tbl_name, args.part_vals, args.deleteData, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.NoSuchObjectException || err instanceof ttypes.MetaException) {
+        result_obj = new ThriftHiveMetastore_drop_partition_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("drop_partition", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("drop_partition", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_get_partition_names = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_get_partition_names_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.get_partition_names.length === 3) {
+    Q.fcall(this._handler.get_partition_names.bind(this._handler),
+      args.db_name,
+      args.tbl_name,
+      args.max_parts
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_get_partition_names_result({success: result});
+      output.writeMessageBegin("get_partition_names", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.NoSuchObjectException || err instanceof ttypes.MetaException) {
+        result = new ThriftHiveMetastore_get_partition_names_result(err);
+        output.writeMessageBegin("get_partition_names", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("get_partition_names", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.get_partition_names(args.db_name, args.tbl_name, args.max_parts, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.NoSuchObjectException || err instanceof ttypes.MetaException) {
+        result_obj = new ThriftHiveMetastore_get_partition_names_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("get_partition_names", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("get_partition_names", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_markPartitionForEvent = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_markPartitionForEvent_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.markPartitionForEvent.length === 4) {
+    Q.fcall(this._handler.markPartitionForEvent.bind(this._handler),
+      args.db_name,
+      args.tbl_name,
+      args.part_vals,
+      args.eventType
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_markPartitionForEvent_result({success: result});
+      output.writeMessageBegin("markPartitionForEvent", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.MetaException || err instanceof ttypes.NoSuchObjectException || err instanceof ttypes.UnknownDBException || err instanceof ttypes.UnknownTableException || err instanceof ttypes.UnknownPartitionException || err instanceof ttypes.InvalidPartitionException) {
+        result = new ThriftHiveMetastore_markPartitionForEvent_result(err);
+        output.writeMessageBegin("markPartitionForEvent", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("markPartitionForEvent", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.markPartitionForEvent(args.db_name, args.tbl_name, args.part_vals, args.eventType, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.MetaException || err instanceof ttypes.NoSuchObjectException || err instanceof ttypes.UnknownDBException || err instanceof ttypes.UnknownTableException || err instanceof ttypes.UnknownPartitionException || err instanceof ttypes.InvalidPartitionException) {
+        result_obj = new ThriftHiveMetastore_markPartitionForEvent_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("markPartitionForEvent", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("markPartitionForEvent", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  }
+};
+ThriftHiveMetastoreProcessor.prototype.process_isPartitionMarkedForEvent = function(seqid, input, output) {
+  var args = new ThriftHiveMetastore_isPartitionMarkedForEvent_args();
+  args.read(input);
+  input.readMessageEnd();
+  if (this._handler.isPartitionMarkedForEvent.length === 4) {
+    Q.fcall(this._handler.isPartitionMarkedForEvent.bind(this._handler),
+      args.db_name,
+      args.tbl_name,
+      args.part_vals,
+      args.eventType
+    ).then(function(result) {
+      var result_obj = new ThriftHiveMetastore_isPartitionMarkedForEvent_result({success: result});
+      output.writeMessageBegin("isPartitionMarkedForEvent", Thrift.MessageType.REPLY, seqid);
+      result_obj.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    }).catch(function (err) {
+      var result;
+      if (err instanceof ttypes.MetaException || err instanceof ttypes.NoSuchObjectException || err instanceof ttypes.UnknownDBException || err instanceof ttypes.UnknownTableException || err instanceof ttypes.UnknownPartitionException || err instanceof ttypes.InvalidPartitionException) {
+        result = new ThriftHiveMetastore_isPartitionMarkedForEvent_result(err);
+        output.writeMessageBegin("isPartitionMarkedForEvent", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("isPartitionMarkedForEvent", Thrift.MessageType.EXCEPTION, seqid);
+      }
+      result.write(output);
+      output.writeMessageEnd();
+      output.flush();
+    });
+  } else {
+    this._handler.isPartitionMarkedForEvent(args.db_name, args.tbl_name, args.part_vals, args.eventType, function (err, result) {
+      var result_obj;
+      if ((err === null || typeof err === 'undefined') || err instanceof ttypes.MetaException || err instanceof ttypes.NoSuchObjectException || err instanceof ttypes.UnknownDBException || err instanceof ttypes.UnknownTableException || err instanceof ttypes.UnknownPartitionException || err instanceof ttypes.InvalidPartitionException) {
+        result_obj = new ThriftHiveMetastore_isPartitionMarkedForEvent_result((err !== null || typeof err === 'undefined') ? err : {success: result});
+        output.writeMessageBegin("isPartitionMarkedForEvent", Thrift.MessageType.REPLY, seqid);
+      } else {
+        result_obj = new Thrift.TApplicationException(Thrift.TApplicationExceptionType.UNKNOWN, err.message);
+        output.writeMessageBegin("isPartitionMarkedForEvent", Thrift.MessageType.EXCEPTION, seqid);
       }
       result_obj.write(output);
       output.writeMessageEnd();

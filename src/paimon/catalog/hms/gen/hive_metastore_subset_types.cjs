@@ -29,6 +29,9 @@ ttypes.LockType = {
   'EXCLUSIVE' : 3,
   'EXCL_WRITE' : 4
 };
+ttypes.PartitionEventType = {
+  'LOAD_DONE' : 1
+};
 ttypes.DataOperationType = {
   'SELECT' : 1,
   'INSERT' : 2,
@@ -150,11 +153,325 @@ Database.prototype.write = function(output) {
   return;
 };
 
+var FieldSchema = module.exports.FieldSchema = function(args) {
+  this.name = null;
+  this.type = null;
+  this.comment = null;
+  if (args) {
+    if (args.name !== undefined && args.name !== null) {
+      this.name = args.name;
+    }
+    if (args.type !== undefined && args.type !== null) {
+      this.type = args.type;
+    }
+    if (args.comment !== undefined && args.comment !== null) {
+      this.comment = args.comment;
+    }
+  }
+};
+FieldSchema.prototype = {};
+FieldSchema.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.type = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.STRING) {
+        this.comment = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+FieldSchema.prototype.write = function(output) {
+  output.writeStructBegin('FieldSchema');
+  if (this.name !== null && this.name !== undefined) {
+    output.writeFieldBegin('name', Thrift.Type.STRING, 1);
+    output.writeString(this.name);
+    output.writeFieldEnd();
+  }
+  if (this.type !== null && this.type !== undefined) {
+    output.writeFieldBegin('type', Thrift.Type.STRING, 2);
+    output.writeString(this.type);
+    output.writeFieldEnd();
+  }
+  if (this.comment !== null && this.comment !== undefined) {
+    output.writeFieldBegin('comment', Thrift.Type.STRING, 3);
+    output.writeString(this.comment);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var SerDeInfo = module.exports.SerDeInfo = function(args) {
+  this.name = null;
+  this.serializationLib = null;
+  this.parameters = null;
+  this.description = null;
+  this.serializerClass = null;
+  this.deserializerClass = null;
+  this.serdeType = null;
+  if (args) {
+    if (args.name !== undefined && args.name !== null) {
+      this.name = args.name;
+    }
+    if (args.serializationLib !== undefined && args.serializationLib !== null) {
+      this.serializationLib = args.serializationLib;
+    }
+    if (args.parameters !== undefined && args.parameters !== null) {
+      this.parameters = Thrift.copyMap(args.parameters, [null]);
+    }
+    if (args.description !== undefined && args.description !== null) {
+      this.description = args.description;
+    }
+    if (args.serializerClass !== undefined && args.serializerClass !== null) {
+      this.serializerClass = args.serializerClass;
+    }
+    if (args.deserializerClass !== undefined && args.deserializerClass !== null) {
+      this.deserializerClass = args.deserializerClass;
+    }
+    if (args.serdeType !== undefined && args.serdeType !== null) {
+      this.serdeType = args.serdeType;
+    }
+  }
+};
+SerDeInfo.prototype = {};
+SerDeInfo.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.name = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.serializationLib = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.MAP) {
+        this.parameters = {};
+        var _rtmp38 = input.readMapBegin();
+        var _size7 = _rtmp38.size || 0;
+        for (var _i9 = 0; _i9 < _size7; ++_i9) {
+          var key10 = null;
+          var val11 = null;
+          key10 = input.readString();
+          val11 = input.readString();
+          this.parameters[key10] = val11;
+        }
+        input.readMapEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.STRING) {
+        this.description = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.STRING) {
+        this.serializerClass = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 6:
+      if (ftype == Thrift.Type.STRING) {
+        this.deserializerClass = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 7:
+      if (ftype == Thrift.Type.I32) {
+        this.serdeType = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+SerDeInfo.prototype.write = function(output) {
+  output.writeStructBegin('SerDeInfo');
+  if (this.name !== null && this.name !== undefined) {
+    output.writeFieldBegin('name', Thrift.Type.STRING, 1);
+    output.writeString(this.name);
+    output.writeFieldEnd();
+  }
+  if (this.serializationLib !== null && this.serializationLib !== undefined) {
+    output.writeFieldBegin('serializationLib', Thrift.Type.STRING, 2);
+    output.writeString(this.serializationLib);
+    output.writeFieldEnd();
+  }
+  if (this.parameters !== null && this.parameters !== undefined) {
+    output.writeFieldBegin('parameters', Thrift.Type.MAP, 3);
+    output.writeMapBegin(Thrift.Type.STRING, Thrift.Type.STRING, Thrift.objectLength(this.parameters));
+    for (var kiter12 in this.parameters) {
+      if (this.parameters.hasOwnProperty(kiter12)) {
+        var viter13 = this.parameters[kiter12];
+        output.writeString(kiter12);
+        output.writeString(viter13);
+      }
+    }
+    output.writeMapEnd();
+    output.writeFieldEnd();
+  }
+  if (this.description !== null && this.description !== undefined) {
+    output.writeFieldBegin('description', Thrift.Type.STRING, 4);
+    output.writeString(this.description);
+    output.writeFieldEnd();
+  }
+  if (this.serializerClass !== null && this.serializerClass !== undefined) {
+    output.writeFieldBegin('serializerClass', Thrift.Type.STRING, 5);
+    output.writeString(this.serializerClass);
+    output.writeFieldEnd();
+  }
+  if (this.deserializerClass !== null && this.deserializerClass !== undefined) {
+    output.writeFieldBegin('deserializerClass', Thrift.Type.STRING, 6);
+    output.writeString(this.deserializerClass);
+    output.writeFieldEnd();
+  }
+  if (this.serdeType !== null && this.serdeType !== undefined) {
+    output.writeFieldBegin('serdeType', Thrift.Type.I32, 7);
+    output.writeI32(this.serdeType);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var Order = module.exports.Order = function(args) {
+  this.col = null;
+  this.order = null;
+  if (args) {
+    if (args.col !== undefined && args.col !== null) {
+      this.col = args.col;
+    }
+    if (args.order !== undefined && args.order !== null) {
+      this.order = args.order;
+    }
+  }
+};
+Order.prototype = {};
+Order.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.col = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.I32) {
+        this.order = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+Order.prototype.write = function(output) {
+  output.writeStructBegin('Order');
+  if (this.col !== null && this.col !== undefined) {
+    output.writeFieldBegin('col', Thrift.Type.STRING, 1);
+    output.writeString(this.col);
+    output.writeFieldEnd();
+  }
+  if (this.order !== null && this.order !== undefined) {
+    output.writeFieldBegin('order', Thrift.Type.I32, 2);
+    output.writeI32(this.order);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
 var StorageDescriptor = module.exports.StorageDescriptor = function(args) {
+  this.cols = null;
   this.location = null;
   this.inputFormat = null;
   this.outputFormat = null;
+  this.compressed = null;
+  this.numBuckets = null;
+  this.serdeInfo = null;
+  this.bucketCols = null;
+  this.sortCols = null;
+  this.parameters = null;
+  this.storedAsSubDirectories = null;
   if (args) {
+    if (args.cols !== undefined && args.cols !== null) {
+      this.cols = Thrift.copyList(args.cols, [ttypes.FieldSchema]);
+    }
     if (args.location !== undefined && args.location !== null) {
       this.location = args.location;
     }
@@ -163,6 +480,27 @@ var StorageDescriptor = module.exports.StorageDescriptor = function(args) {
     }
     if (args.outputFormat !== undefined && args.outputFormat !== null) {
       this.outputFormat = args.outputFormat;
+    }
+    if (args.compressed !== undefined && args.compressed !== null) {
+      this.compressed = args.compressed;
+    }
+    if (args.numBuckets !== undefined && args.numBuckets !== null) {
+      this.numBuckets = args.numBuckets;
+    }
+    if (args.serdeInfo !== undefined && args.serdeInfo !== null) {
+      this.serdeInfo = new ttypes.SerDeInfo(args.serdeInfo);
+    }
+    if (args.bucketCols !== undefined && args.bucketCols !== null) {
+      this.bucketCols = Thrift.copyList(args.bucketCols, [null]);
+    }
+    if (args.sortCols !== undefined && args.sortCols !== null) {
+      this.sortCols = Thrift.copyList(args.sortCols, [ttypes.Order]);
+    }
+    if (args.parameters !== undefined && args.parameters !== null) {
+      this.parameters = Thrift.copyMap(args.parameters, [null]);
+    }
+    if (args.storedAsSubDirectories !== undefined && args.storedAsSubDirectories !== null) {
+      this.storedAsSubDirectories = args.storedAsSubDirectories;
     }
   }
 };
@@ -177,6 +515,22 @@ StorageDescriptor.prototype.read = function(input) {
       break;
     }
     switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.cols = [];
+        var _rtmp315 = input.readListBegin();
+        var _size14 = _rtmp315.size || 0;
+        for (var _i16 = 0; _i16 < _size14; ++_i16) {
+          var elem17 = null;
+          elem17 = new ttypes.FieldSchema();
+          elem17.read(input);
+          this.cols.push(elem17);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
       case 2:
       if (ftype == Thrift.Type.STRING) {
         this.location = input.readString();
@@ -198,6 +552,83 @@ StorageDescriptor.prototype.read = function(input) {
         input.skip(ftype);
       }
       break;
+      case 5:
+      if (ftype == Thrift.Type.BOOL) {
+        this.compressed = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 6:
+      if (ftype == Thrift.Type.I32) {
+        this.numBuckets = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 7:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.serdeInfo = new ttypes.SerDeInfo();
+        this.serdeInfo.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 8:
+      if (ftype == Thrift.Type.LIST) {
+        this.bucketCols = [];
+        var _rtmp319 = input.readListBegin();
+        var _size18 = _rtmp319.size || 0;
+        for (var _i20 = 0; _i20 < _size18; ++_i20) {
+          var elem21 = null;
+          elem21 = input.readString();
+          this.bucketCols.push(elem21);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 9:
+      if (ftype == Thrift.Type.LIST) {
+        this.sortCols = [];
+        var _rtmp323 = input.readListBegin();
+        var _size22 = _rtmp323.size || 0;
+        for (var _i24 = 0; _i24 < _size22; ++_i24) {
+          var elem25 = null;
+          elem25 = new ttypes.Order();
+          elem25.read(input);
+          this.sortCols.push(elem25);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 10:
+      if (ftype == Thrift.Type.MAP) {
+        this.parameters = {};
+        var _rtmp327 = input.readMapBegin();
+        var _size26 = _rtmp327.size || 0;
+        for (var _i28 = 0; _i28 < _size26; ++_i28) {
+          var key29 = null;
+          var val30 = null;
+          key29 = input.readString();
+          val30 = input.readString();
+          this.parameters[key29] = val30;
+        }
+        input.readMapEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 12:
+      if (ftype == Thrift.Type.BOOL) {
+        this.storedAsSubDirectories = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
       default:
         input.skip(ftype);
     }
@@ -209,6 +640,18 @@ StorageDescriptor.prototype.read = function(input) {
 
 StorageDescriptor.prototype.write = function(output) {
   output.writeStructBegin('StorageDescriptor');
+  if (this.cols !== null && this.cols !== undefined) {
+    output.writeFieldBegin('cols', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRUCT, this.cols.length);
+    for (var iter31 in this.cols) {
+      if (this.cols.hasOwnProperty(iter31)) {
+        iter31 = this.cols[iter31];
+        iter31.write(output);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
   if (this.location !== null && this.location !== undefined) {
     output.writeFieldBegin('location', Thrift.Type.STRING, 2);
     output.writeString(this.location);
@@ -224,6 +667,63 @@ StorageDescriptor.prototype.write = function(output) {
     output.writeString(this.outputFormat);
     output.writeFieldEnd();
   }
+  if (this.compressed !== null && this.compressed !== undefined) {
+    output.writeFieldBegin('compressed', Thrift.Type.BOOL, 5);
+    output.writeBool(this.compressed);
+    output.writeFieldEnd();
+  }
+  if (this.numBuckets !== null && this.numBuckets !== undefined) {
+    output.writeFieldBegin('numBuckets', Thrift.Type.I32, 6);
+    output.writeI32(this.numBuckets);
+    output.writeFieldEnd();
+  }
+  if (this.serdeInfo !== null && this.serdeInfo !== undefined) {
+    output.writeFieldBegin('serdeInfo', Thrift.Type.STRUCT, 7);
+    this.serdeInfo.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.bucketCols !== null && this.bucketCols !== undefined) {
+    output.writeFieldBegin('bucketCols', Thrift.Type.LIST, 8);
+    output.writeListBegin(Thrift.Type.STRING, this.bucketCols.length);
+    for (var iter32 in this.bucketCols) {
+      if (this.bucketCols.hasOwnProperty(iter32)) {
+        iter32 = this.bucketCols[iter32];
+        output.writeString(iter32);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.sortCols !== null && this.sortCols !== undefined) {
+    output.writeFieldBegin('sortCols', Thrift.Type.LIST, 9);
+    output.writeListBegin(Thrift.Type.STRUCT, this.sortCols.length);
+    for (var iter33 in this.sortCols) {
+      if (this.sortCols.hasOwnProperty(iter33)) {
+        iter33 = this.sortCols[iter33];
+        iter33.write(output);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.parameters !== null && this.parameters !== undefined) {
+    output.writeFieldBegin('parameters', Thrift.Type.MAP, 10);
+    output.writeMapBegin(Thrift.Type.STRING, Thrift.Type.STRING, Thrift.objectLength(this.parameters));
+    for (var kiter34 in this.parameters) {
+      if (this.parameters.hasOwnProperty(kiter34)) {
+        var viter35 = this.parameters[kiter34];
+        output.writeString(kiter34);
+        output.writeString(viter35);
+      }
+    }
+    output.writeMapEnd();
+    output.writeFieldEnd();
+  }
+  if (this.storedAsSubDirectories !== null && this.storedAsSubDirectories !== undefined) {
+    output.writeFieldBegin('storedAsSubDirectories', Thrift.Type.BOOL, 12);
+    output.writeBool(this.storedAsSubDirectories);
+    output.writeFieldEnd();
+  }
   output.writeFieldStop();
   output.writeStructEnd();
   return;
@@ -234,6 +734,7 @@ var Table = module.exports.Table = function(args) {
   this.dbName = null;
   this.createTime = null;
   this.sd = null;
+  this.partitionKeys = null;
   this.parameters = null;
   this.tableType = null;
   if (args) {
@@ -248,6 +749,9 @@ var Table = module.exports.Table = function(args) {
     }
     if (args.sd !== undefined && args.sd !== null) {
       this.sd = new ttypes.StorageDescriptor(args.sd);
+    }
+    if (args.partitionKeys !== undefined && args.partitionKeys !== null) {
+      this.partitionKeys = Thrift.copyList(args.partitionKeys, [ttypes.FieldSchema]);
     }
     if (args.parameters !== undefined && args.parameters !== null) {
       this.parameters = Thrift.copyMap(args.parameters, [null]);
@@ -297,17 +801,33 @@ Table.prototype.read = function(input) {
         input.skip(ftype);
       }
       break;
+      case 8:
+      if (ftype == Thrift.Type.LIST) {
+        this.partitionKeys = [];
+        var _rtmp337 = input.readListBegin();
+        var _size36 = _rtmp337.size || 0;
+        for (var _i38 = 0; _i38 < _size36; ++_i38) {
+          var elem39 = null;
+          elem39 = new ttypes.FieldSchema();
+          elem39.read(input);
+          this.partitionKeys.push(elem39);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
       case 9:
       if (ftype == Thrift.Type.MAP) {
         this.parameters = {};
-        var _rtmp38 = input.readMapBegin();
-        var _size7 = _rtmp38.size || 0;
-        for (var _i9 = 0; _i9 < _size7; ++_i9) {
-          var key10 = null;
-          var val11 = null;
-          key10 = input.readString();
-          val11 = input.readString();
-          this.parameters[key10] = val11;
+        var _rtmp341 = input.readMapBegin();
+        var _size40 = _rtmp341.size || 0;
+        for (var _i42 = 0; _i42 < _size40; ++_i42) {
+          var key43 = null;
+          var val44 = null;
+          key43 = input.readString();
+          val44 = input.readString();
+          this.parameters[key43] = val44;
         }
         input.readMapEnd();
       } else {
@@ -352,14 +872,26 @@ Table.prototype.write = function(output) {
     this.sd.write(output);
     output.writeFieldEnd();
   }
+  if (this.partitionKeys !== null && this.partitionKeys !== undefined) {
+    output.writeFieldBegin('partitionKeys', Thrift.Type.LIST, 8);
+    output.writeListBegin(Thrift.Type.STRUCT, this.partitionKeys.length);
+    for (var iter45 in this.partitionKeys) {
+      if (this.partitionKeys.hasOwnProperty(iter45)) {
+        iter45 = this.partitionKeys[iter45];
+        iter45.write(output);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
   if (this.parameters !== null && this.parameters !== undefined) {
     output.writeFieldBegin('parameters', Thrift.Type.MAP, 9);
     output.writeMapBegin(Thrift.Type.STRING, Thrift.Type.STRING, Thrift.objectLength(this.parameters));
-    for (var kiter12 in this.parameters) {
-      if (this.parameters.hasOwnProperty(kiter12)) {
-        var viter13 = this.parameters[kiter12];
-        output.writeString(kiter12);
-        output.writeString(viter13);
+    for (var kiter46 in this.parameters) {
+      if (this.parameters.hasOwnProperty(kiter46)) {
+        var viter47 = this.parameters[kiter46];
+        output.writeString(kiter46);
+        output.writeString(viter47);
       }
     }
     output.writeMapEnd();
@@ -368,6 +900,416 @@ Table.prototype.write = function(output) {
   if (this.tableType !== null && this.tableType !== undefined) {
     output.writeFieldBegin('tableType', Thrift.Type.STRING, 12);
     output.writeString(this.tableType);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var Partition = module.exports.Partition = function(args) {
+  this.values = null;
+  this.dbName = null;
+  this.tableName = null;
+  this.createTime = null;
+  this.lastAccessTime = null;
+  this.sd = null;
+  this.parameters = null;
+  this.catName = null;
+  if (args) {
+    if (args.values !== undefined && args.values !== null) {
+      this.values = Thrift.copyList(args.values, [null]);
+    }
+    if (args.dbName !== undefined && args.dbName !== null) {
+      this.dbName = args.dbName;
+    }
+    if (args.tableName !== undefined && args.tableName !== null) {
+      this.tableName = args.tableName;
+    }
+    if (args.createTime !== undefined && args.createTime !== null) {
+      this.createTime = args.createTime;
+    }
+    if (args.lastAccessTime !== undefined && args.lastAccessTime !== null) {
+      this.lastAccessTime = args.lastAccessTime;
+    }
+    if (args.sd !== undefined && args.sd !== null) {
+      this.sd = new ttypes.StorageDescriptor(args.sd);
+    }
+    if (args.parameters !== undefined && args.parameters !== null) {
+      this.parameters = Thrift.copyMap(args.parameters, [null]);
+    }
+    if (args.catName !== undefined && args.catName !== null) {
+      this.catName = args.catName;
+    }
+  }
+};
+Partition.prototype = {};
+Partition.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.values = [];
+        var _rtmp349 = input.readListBegin();
+        var _size48 = _rtmp349.size || 0;
+        for (var _i50 = 0; _i50 < _size48; ++_i50) {
+          var elem51 = null;
+          elem51 = input.readString();
+          this.values.push(elem51);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.dbName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.STRING) {
+        this.tableName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.I32) {
+        this.createTime = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.I32) {
+        this.lastAccessTime = input.readI32();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 6:
+      if (ftype == Thrift.Type.STRUCT) {
+        this.sd = new ttypes.StorageDescriptor();
+        this.sd.read(input);
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 7:
+      if (ftype == Thrift.Type.MAP) {
+        this.parameters = {};
+        var _rtmp353 = input.readMapBegin();
+        var _size52 = _rtmp353.size || 0;
+        for (var _i54 = 0; _i54 < _size52; ++_i54) {
+          var key55 = null;
+          var val56 = null;
+          key55 = input.readString();
+          val56 = input.readString();
+          this.parameters[key55] = val56;
+        }
+        input.readMapEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 9:
+      if (ftype == Thrift.Type.STRING) {
+        this.catName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+Partition.prototype.write = function(output) {
+  output.writeStructBegin('Partition');
+  if (this.values !== null && this.values !== undefined) {
+    output.writeFieldBegin('values', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRING, this.values.length);
+    for (var iter57 in this.values) {
+      if (this.values.hasOwnProperty(iter57)) {
+        iter57 = this.values[iter57];
+        output.writeString(iter57);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.dbName !== null && this.dbName !== undefined) {
+    output.writeFieldBegin('dbName', Thrift.Type.STRING, 2);
+    output.writeString(this.dbName);
+    output.writeFieldEnd();
+  }
+  if (this.tableName !== null && this.tableName !== undefined) {
+    output.writeFieldBegin('tableName', Thrift.Type.STRING, 3);
+    output.writeString(this.tableName);
+    output.writeFieldEnd();
+  }
+  if (this.createTime !== null && this.createTime !== undefined) {
+    output.writeFieldBegin('createTime', Thrift.Type.I32, 4);
+    output.writeI32(this.createTime);
+    output.writeFieldEnd();
+  }
+  if (this.lastAccessTime !== null && this.lastAccessTime !== undefined) {
+    output.writeFieldBegin('lastAccessTime', Thrift.Type.I32, 5);
+    output.writeI32(this.lastAccessTime);
+    output.writeFieldEnd();
+  }
+  if (this.sd !== null && this.sd !== undefined) {
+    output.writeFieldBegin('sd', Thrift.Type.STRUCT, 6);
+    this.sd.write(output);
+    output.writeFieldEnd();
+  }
+  if (this.parameters !== null && this.parameters !== undefined) {
+    output.writeFieldBegin('parameters', Thrift.Type.MAP, 7);
+    output.writeMapBegin(Thrift.Type.STRING, Thrift.Type.STRING, Thrift.objectLength(this.parameters));
+    for (var kiter58 in this.parameters) {
+      if (this.parameters.hasOwnProperty(kiter58)) {
+        var viter59 = this.parameters[kiter58];
+        output.writeString(kiter58);
+        output.writeString(viter59);
+      }
+    }
+    output.writeMapEnd();
+    output.writeFieldEnd();
+  }
+  if (this.catName !== null && this.catName !== undefined) {
+    output.writeFieldBegin('catName', Thrift.Type.STRING, 9);
+    output.writeString(this.catName);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var AddPartitionsRequest = module.exports.AddPartitionsRequest = function(args) {
+  this.dbName = null;
+  this.tblName = null;
+  this.parts = null;
+  this.ifNotExists = null;
+  this.needResult = true;
+  this.catName = null;
+  if (args) {
+    if (args.dbName !== undefined && args.dbName !== null) {
+      this.dbName = args.dbName;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field dbName is unset!');
+    }
+    if (args.tblName !== undefined && args.tblName !== null) {
+      this.tblName = args.tblName;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field tblName is unset!');
+    }
+    if (args.parts !== undefined && args.parts !== null) {
+      this.parts = Thrift.copyList(args.parts, [ttypes.Partition]);
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field parts is unset!');
+    }
+    if (args.ifNotExists !== undefined && args.ifNotExists !== null) {
+      this.ifNotExists = args.ifNotExists;
+    } else {
+      throw new Thrift.TProtocolException(Thrift.TProtocolExceptionType.UNKNOWN, 'Required field ifNotExists is unset!');
+    }
+    if (args.needResult !== undefined && args.needResult !== null) {
+      this.needResult = args.needResult;
+    }
+    if (args.catName !== undefined && args.catName !== null) {
+      this.catName = args.catName;
+    }
+  }
+};
+AddPartitionsRequest.prototype = {};
+AddPartitionsRequest.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.dbName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 2:
+      if (ftype == Thrift.Type.STRING) {
+        this.tblName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 3:
+      if (ftype == Thrift.Type.LIST) {
+        this.parts = [];
+        var _rtmp361 = input.readListBegin();
+        var _size60 = _rtmp361.size || 0;
+        for (var _i62 = 0; _i62 < _size60; ++_i62) {
+          var elem63 = null;
+          elem63 = new ttypes.Partition();
+          elem63.read(input);
+          this.parts.push(elem63);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 4:
+      if (ftype == Thrift.Type.BOOL) {
+        this.ifNotExists = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 5:
+      if (ftype == Thrift.Type.BOOL) {
+        this.needResult = input.readBool();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 6:
+      if (ftype == Thrift.Type.STRING) {
+        this.catName = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+AddPartitionsRequest.prototype.write = function(output) {
+  output.writeStructBegin('AddPartitionsRequest');
+  if (this.dbName !== null && this.dbName !== undefined) {
+    output.writeFieldBegin('dbName', Thrift.Type.STRING, 1);
+    output.writeString(this.dbName);
+    output.writeFieldEnd();
+  }
+  if (this.tblName !== null && this.tblName !== undefined) {
+    output.writeFieldBegin('tblName', Thrift.Type.STRING, 2);
+    output.writeString(this.tblName);
+    output.writeFieldEnd();
+  }
+  if (this.parts !== null && this.parts !== undefined) {
+    output.writeFieldBegin('parts', Thrift.Type.LIST, 3);
+    output.writeListBegin(Thrift.Type.STRUCT, this.parts.length);
+    for (var iter64 in this.parts) {
+      if (this.parts.hasOwnProperty(iter64)) {
+        iter64 = this.parts[iter64];
+        iter64.write(output);
+      }
+    }
+    output.writeListEnd();
+    output.writeFieldEnd();
+  }
+  if (this.ifNotExists !== null && this.ifNotExists !== undefined) {
+    output.writeFieldBegin('ifNotExists', Thrift.Type.BOOL, 4);
+    output.writeBool(this.ifNotExists);
+    output.writeFieldEnd();
+  }
+  if (this.needResult !== null && this.needResult !== undefined) {
+    output.writeFieldBegin('needResult', Thrift.Type.BOOL, 5);
+    output.writeBool(this.needResult);
+    output.writeFieldEnd();
+  }
+  if (this.catName !== null && this.catName !== undefined) {
+    output.writeFieldBegin('catName', Thrift.Type.STRING, 6);
+    output.writeString(this.catName);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var AddPartitionsResult = module.exports.AddPartitionsResult = function(args) {
+  this.partitions = null;
+  if (args) {
+    if (args.partitions !== undefined && args.partitions !== null) {
+      this.partitions = Thrift.copyList(args.partitions, [ttypes.Partition]);
+    }
+  }
+};
+AddPartitionsResult.prototype = {};
+AddPartitionsResult.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.LIST) {
+        this.partitions = [];
+        var _rtmp366 = input.readListBegin();
+        var _size65 = _rtmp366.size || 0;
+        for (var _i67 = 0; _i67 < _size65; ++_i67) {
+          var elem68 = null;
+          elem68 = new ttypes.Partition();
+          elem68.read(input);
+          this.partitions.push(elem68);
+        }
+        input.readListEnd();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+AddPartitionsResult.prototype.write = function(output) {
+  output.writeStructBegin('AddPartitionsResult');
+  if (this.partitions !== null && this.partitions !== undefined) {
+    output.writeFieldBegin('partitions', Thrift.Type.LIST, 1);
+    output.writeListBegin(Thrift.Type.STRUCT, this.partitions.length);
+    for (var iter69 in this.partitions) {
+      if (this.partitions.hasOwnProperty(iter69)) {
+        iter69 = this.partitions[iter69];
+        iter69.write(output);
+      }
+    }
+    output.writeListEnd();
     output.writeFieldEnd();
   }
   output.writeFieldStop();
@@ -550,12 +1492,12 @@ GetTablesRequest.prototype.read = function(input) {
       case 2:
       if (ftype == Thrift.Type.LIST) {
         this.tblNames = [];
-        var _rtmp315 = input.readListBegin();
-        var _size14 = _rtmp315.size || 0;
-        for (var _i16 = 0; _i16 < _size14; ++_i16) {
-          var elem17 = null;
-          elem17 = input.readString();
-          this.tblNames.push(elem17);
+        var _rtmp371 = input.readListBegin();
+        var _size70 = _rtmp371.size || 0;
+        for (var _i72 = 0; _i72 < _size70; ++_i72) {
+          var elem73 = null;
+          elem73 = input.readString();
+          this.tblNames.push(elem73);
         }
         input.readListEnd();
       } else {
@@ -588,10 +1530,10 @@ GetTablesRequest.prototype.write = function(output) {
   if (this.tblNames !== null && this.tblNames !== undefined) {
     output.writeFieldBegin('tblNames', Thrift.Type.LIST, 2);
     output.writeListBegin(Thrift.Type.STRING, this.tblNames.length);
-    for (var iter18 in this.tblNames) {
-      if (this.tblNames.hasOwnProperty(iter18)) {
-        iter18 = this.tblNames[iter18];
-        output.writeString(iter18);
+    for (var iter74 in this.tblNames) {
+      if (this.tblNames.hasOwnProperty(iter74)) {
+        iter74 = this.tblNames[iter74];
+        output.writeString(iter74);
       }
     }
     output.writeListEnd();
@@ -631,13 +1573,13 @@ GetTablesResult.prototype.read = function(input) {
       case 1:
       if (ftype == Thrift.Type.LIST) {
         this.tables = [];
-        var _rtmp320 = input.readListBegin();
-        var _size19 = _rtmp320.size || 0;
-        for (var _i21 = 0; _i21 < _size19; ++_i21) {
-          var elem22 = null;
-          elem22 = new ttypes.Table();
-          elem22.read(input);
-          this.tables.push(elem22);
+        var _rtmp376 = input.readListBegin();
+        var _size75 = _rtmp376.size || 0;
+        for (var _i77 = 0; _i77 < _size75; ++_i77) {
+          var elem78 = null;
+          elem78 = new ttypes.Table();
+          elem78.read(input);
+          this.tables.push(elem78);
         }
         input.readListEnd();
       } else {
@@ -661,10 +1603,10 @@ GetTablesResult.prototype.write = function(output) {
   if (this.tables !== null && this.tables !== undefined) {
     output.writeFieldBegin('tables', Thrift.Type.LIST, 1);
     output.writeListBegin(Thrift.Type.STRUCT, this.tables.length);
-    for (var iter23 in this.tables) {
-      if (this.tables.hasOwnProperty(iter23)) {
-        iter23 = this.tables[iter23];
-        iter23.write(output);
+    for (var iter79 in this.tables) {
+      if (this.tables.hasOwnProperty(iter79)) {
+        iter79 = this.tables[iter79];
+        iter79.write(output);
       }
     }
     output.writeListEnd();
@@ -852,13 +1794,13 @@ LockRequest.prototype.read = function(input) {
       case 1:
       if (ftype == Thrift.Type.LIST) {
         this.component = [];
-        var _rtmp325 = input.readListBegin();
-        var _size24 = _rtmp325.size || 0;
-        for (var _i26 = 0; _i26 < _size24; ++_i26) {
-          var elem27 = null;
-          elem27 = new ttypes.LockComponent();
-          elem27.read(input);
-          this.component.push(elem27);
+        var _rtmp381 = input.readListBegin();
+        var _size80 = _rtmp381.size || 0;
+        for (var _i82 = 0; _i82 < _size80; ++_i82) {
+          var elem83 = null;
+          elem83 = new ttypes.LockComponent();
+          elem83.read(input);
+          this.component.push(elem83);
         }
         input.readListEnd();
       } else {
@@ -907,10 +1849,10 @@ LockRequest.prototype.write = function(output) {
   if (this.component !== null && this.component !== undefined) {
     output.writeFieldBegin('component', Thrift.Type.LIST, 1);
     output.writeListBegin(Thrift.Type.STRUCT, this.component.length);
-    for (var iter28 in this.component) {
-      if (this.component.hasOwnProperty(iter28)) {
-        iter28 = this.component[iter28];
-        iter28.write(output);
+    for (var iter84 in this.component) {
+      if (this.component.hasOwnProperty(iter84)) {
+        iter84 = this.component[iter84];
+        iter84.write(output);
       }
     }
     output.writeListEnd();
@@ -1571,6 +2513,271 @@ TxnOpenException.prototype.read = function(input) {
 
 TxnOpenException.prototype.write = function(output) {
   output.writeStructBegin('TxnOpenException');
+  if (this.message !== null && this.message !== undefined) {
+    output.writeFieldBegin('message', Thrift.Type.STRING, 1);
+    output.writeString(this.message);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var InvalidObjectException = module.exports.InvalidObjectException = function(args) {
+  Thrift.TException.call(this, "InvalidObjectException");
+  this.name = "InvalidObjectException";
+  this.message = null;
+  if (args) {
+    if (args.message !== undefined && args.message !== null) {
+      this.message = args.message;
+    }
+  }
+};
+Thrift.inherits(InvalidObjectException, Thrift.TException);
+InvalidObjectException.prototype.name = 'InvalidObjectException';
+InvalidObjectException.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.message = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+InvalidObjectException.prototype.write = function(output) {
+  output.writeStructBegin('InvalidObjectException');
+  if (this.message !== null && this.message !== undefined) {
+    output.writeFieldBegin('message', Thrift.Type.STRING, 1);
+    output.writeString(this.message);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var AlreadyExistsException = module.exports.AlreadyExistsException = function(args) {
+  Thrift.TException.call(this, "AlreadyExistsException");
+  this.name = "AlreadyExistsException";
+  this.message = null;
+  if (args) {
+    if (args.message !== undefined && args.message !== null) {
+      this.message = args.message;
+    }
+  }
+};
+Thrift.inherits(AlreadyExistsException, Thrift.TException);
+AlreadyExistsException.prototype.name = 'AlreadyExistsException';
+AlreadyExistsException.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.message = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+AlreadyExistsException.prototype.write = function(output) {
+  output.writeStructBegin('AlreadyExistsException');
+  if (this.message !== null && this.message !== undefined) {
+    output.writeFieldBegin('message', Thrift.Type.STRING, 1);
+    output.writeString(this.message);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var UnknownTableException = module.exports.UnknownTableException = function(args) {
+  Thrift.TException.call(this, "UnknownTableException");
+  this.name = "UnknownTableException";
+  this.message = null;
+  if (args) {
+    if (args.message !== undefined && args.message !== null) {
+      this.message = args.message;
+    }
+  }
+};
+Thrift.inherits(UnknownTableException, Thrift.TException);
+UnknownTableException.prototype.name = 'UnknownTableException';
+UnknownTableException.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.message = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+UnknownTableException.prototype.write = function(output) {
+  output.writeStructBegin('UnknownTableException');
+  if (this.message !== null && this.message !== undefined) {
+    output.writeFieldBegin('message', Thrift.Type.STRING, 1);
+    output.writeString(this.message);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var UnknownPartitionException = module.exports.UnknownPartitionException = function(args) {
+  Thrift.TException.call(this, "UnknownPartitionException");
+  this.name = "UnknownPartitionException";
+  this.message = null;
+  if (args) {
+    if (args.message !== undefined && args.message !== null) {
+      this.message = args.message;
+    }
+  }
+};
+Thrift.inherits(UnknownPartitionException, Thrift.TException);
+UnknownPartitionException.prototype.name = 'UnknownPartitionException';
+UnknownPartitionException.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.message = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+UnknownPartitionException.prototype.write = function(output) {
+  output.writeStructBegin('UnknownPartitionException');
+  if (this.message !== null && this.message !== undefined) {
+    output.writeFieldBegin('message', Thrift.Type.STRING, 1);
+    output.writeString(this.message);
+    output.writeFieldEnd();
+  }
+  output.writeFieldStop();
+  output.writeStructEnd();
+  return;
+};
+
+var InvalidPartitionException = module.exports.InvalidPartitionException = function(args) {
+  Thrift.TException.call(this, "InvalidPartitionException");
+  this.name = "InvalidPartitionException";
+  this.message = null;
+  if (args) {
+    if (args.message !== undefined && args.message !== null) {
+      this.message = args.message;
+    }
+  }
+};
+Thrift.inherits(InvalidPartitionException, Thrift.TException);
+InvalidPartitionException.prototype.name = 'InvalidPartitionException';
+InvalidPartitionException.prototype.read = function(input) {
+  input.readStructBegin();
+  while (true) {
+    var ret = input.readFieldBegin();
+    var ftype = ret.ftype;
+    var fid = ret.fid;
+    if (ftype == Thrift.Type.STOP) {
+      break;
+    }
+    switch (fid) {
+      case 1:
+      if (ftype == Thrift.Type.STRING) {
+        this.message = input.readString();
+      } else {
+        input.skip(ftype);
+      }
+      break;
+      case 0:
+        input.skip(ftype);
+        break;
+      default:
+        input.skip(ftype);
+    }
+    input.readFieldEnd();
+  }
+  input.readStructEnd();
+  return;
+};
+
+InvalidPartitionException.prototype.write = function(output) {
+  output.writeStructBegin('InvalidPartitionException');
   if (this.message !== null && this.message !== undefined) {
     output.writeFieldBegin('message', Thrift.Type.STRING, 1);
     output.writeString(this.message);
