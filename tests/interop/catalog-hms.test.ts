@@ -23,7 +23,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, w
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { errorOf, firstRowOf } from './catalog-support.js';
+import { createCatalogTable, errorOf, firstRowOf } from './catalog-support.js';
 import mysql from 'mysql2/promise';
 import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -100,18 +100,7 @@ describe('Hive catalog: Paimon 1.4.2 HiveCatalog and HMS 4.0.0 through the proxy
     process.env.PAIMON_JAVA_CP_1_4 = hiveJavaClassPath();
     jhive = new PaimonJava('1.4').withCatalogOptions({ metastore: 'hive', uri, 'lock.enabled': 'true' });
     jfs = new PaimonJava('1.4');
-    await jhive.createTable(warehouse, DB, T, {
-      fields: [
-        { name: 'id', type: 'INT NOT NULL' },
-        { name: 'dt', type: 'DATE NOT NULL' },
-        { name: 'v', type: 'STRING' },
-      ],
-      primaryKeys: ['dt', 'id'],
-      partitionKeys: ['dt'],
-      options: { bucket: '2', 'write-only': 'true' },
-    });
-    await jhive.writeLoop(warehouse, DB, T, 5, 0, 0);
-    await jhive.writeLoop(warehouse, DB, T, 5, 0, 0); // the same keys again: compaction drops files
+    await createCatalogTable(jhive, warehouse, DB, T);
     tableDir = join(warehouse, `${DB}.db`, T);
     assert.ok(existsSync(join(tableDir, 'snapshot', 'snapshot-10')), 'Java wrote 10 snapshots through the metastore');
     const config = configSchema.parse({

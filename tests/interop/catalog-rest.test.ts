@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { errorOf, firstRowOf } from './catalog-support.js';
+import { createCatalogTable, errorOf, firstRowOf } from './catalog-support.js';
 import mysql from 'mysql2/promise';
 import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -91,18 +91,7 @@ for (const [serverVersion, javaVersion] of VERSIONS) {
       server = await startRestServer(serverVersion, dataPath, 'rest_wh', TOKEN);
       jrest = java(javaVersion).withCatalogOptions(server.clientOptions);
       jfs = java(javaVersion);
-      await jrest.createTable('rest', DB, T, {
-        fields: [
-          { name: 'id', type: 'INT NOT NULL' },
-          { name: 'dt', type: 'DATE NOT NULL' },
-          { name: 'v', type: 'STRING' },
-        ],
-        primaryKeys: ['dt', 'id'],
-        partitionKeys: ['dt'],
-        options: { bucket: '2', 'write-only': 'true' },
-      });
-      await jrest.writeLoop('rest', DB, T, 5, 0, 0);
-      await jrest.writeLoop('rest', DB, T, 5, 0, 0); // the same keys again: compaction drops files
+      await createCatalogTable(jrest, 'rest', DB, T);
       tableDir = join(dataPath, `${DB}.db`, T);
       assert.ok(existsSync(join(tableDir, 'snapshot', 'snapshot-10')), 'Java wrote 10 snapshots through the REST server');
       const down = `http://127.0.0.1:${await freePort()}`;

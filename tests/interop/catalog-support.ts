@@ -1,6 +1,30 @@
-/** What the catalog tests (catalog-rest, catalog-hms) share: a CALL's first row, or its error, over mysql2. */
+/**
+ * What the catalog tests (catalog-rest, catalog-rest-token, catalog-hms) share: the table each
+ * builds through its catalog, and a CALL's first row, or its error, over mysql2.
+ */
 import assert from 'node:assert/strict';
 import type mysql from 'mysql2/promise';
+import type { PaimonJava } from './peers.js';
+
+/**
+ * The catalog tests' table, created and written by Paimon Java through the catalog: keyed by
+ * (dt, id), partitioned by dt, two buckets, write-only; ten snapshots, the second five writing
+ * the same keys again (so a compaction drops files).
+ */
+export async function createCatalogTable(j: PaimonJava, warehouse: string, db: string, table: string): Promise<void> {
+  await j.createTable(warehouse, db, table, {
+    fields: [
+      { name: 'id', type: 'INT NOT NULL' },
+      { name: 'dt', type: 'DATE NOT NULL' },
+      { name: 'v', type: 'STRING' },
+    ],
+    primaryKeys: ['dt', 'id'],
+    partitionKeys: ['dt'],
+    options: { bucket: '2', 'write-only': 'true' },
+  });
+  await j.writeLoop(warehouse, db, table, 5, 0, 0);
+  await j.writeLoop(warehouse, db, table, 5, 0, 0);
+}
 
 /** The first row of the first result set of `sql`. */
 export async function firstRowOf(conn: mysql.Connection, sql: string): Promise<Record<string, unknown>> {

@@ -14,8 +14,15 @@
  * The catalog owns versioning (`supportsVersionManagement`): besides commits, `rollbackTo`,
  * `createBranch`, `dropBranch` and `fastForward` go through its endpoints (what Paimon's
  * CatalogBranchManager calls); the branch list comes from it too. Tags stay files, as Java's
- * table keeps them (TagManager), also under a REST catalog. Not implemented: data tokens (`data-token.enabled`, temporary storage
- * credentials from `.../token`; such tables are refused), the `dlf` token provider.
+ * table keeps them (TagManager), also under a REST catalog.
+ *
+ * Data tokens (`data-token.enabled=true` in the merged catalog options, the server's overrides
+ * usually; a table's own option does not decide, as in Java's `RESTCatalog.dataTokenEnabled`):
+ * the table's files are reached with the temporary credentials of `GET .../token`
+ * (rest/data-token.ts, Java's RESTTokenFileIO), through one FileIO per table that the table is
+ * opened with, that the catalog-wide view routes the table's paths to, and that closes with the
+ * catalog.
+ * Not implemented: the `dlf` token provider.
  */
 import { PaimonError } from '../errors.js';
 import type { FileIO } from '../fs/file-io.js';
@@ -30,9 +37,8 @@ import { CONFIG_PATH, ResourcePaths } from './rest/resource-paths.js';
 import { checkRestOptions, headersFrom, mergeConfig, PREFIX, type ConfigResponse, type RestCatalogOptions } from './rest/rest-options.js';
 import { RestSnapshotCommit } from './rest/rest-snapshot-commit.js';
 import { SchemeFileIO } from './rest/scheme-file-io.js';
-
-/** `RESTTokenFileIO.DATA_TOKEN_ENABLED`. */
-const DATA_TOKEN_ENABLED = 'data-token.enabled';
+import { DATA_TOKEN_ENABLED, DataTokenFileIO, parseTableToken, type DataToken } from './rest/data-token.js';
+import { createFileIO } from '../fs/file-io-factory.js';
 
 interface Connected {
   client: RestClient;
@@ -46,6 +52,8 @@ export interface RestTableInfo {
   location: string;
   schemaId: number | null;
   isExternal: boolean;
+  /** Storage credentials come from the server (`data-token.enabled=true`). */
+  dataToken: boolean;
 }
 
 function stringMap(v: JsonObject[string]): Record<string, string> {
@@ -60,6 +68,8 @@ export class RestCatalog implements Catalog {
   readonly fileIO: SchemeFileIO;
   private connecting: Promise<Connected> | null = null;
   private merged: Record<string, string> = {};
+  /** One FileIO per data-token table, by `db.table` and location. */
+  private readonly tokenIOs = new Map<string, DataTokenFileIO>();
 
   constructor(
     readonly name: string,
@@ -143,14 +153,8 @@ export class RestCatalog implements Catalog {
     if (typeof t.path !== 'string' || t.path === '' || typeof t.id !== 'string') {
       throw new PaimonError('STORAGE_ERROR', `REST catalog '${this.name}' answered table ${database}.${table} without its path or id`);
     }
-    const schemaOptions = isJsonObject(t.schema) ? stringMap(t.schema.options) : {};
-    if ((schemaOptions[DATA_TOKEN_ENABLED] ?? options[DATA_TOKEN_ENABLED]) === 'true') {
-      throw new PaimonError(
-        'UNSUPPORTED_TABLE',
-        `REST catalog '${this.name}' hands out storage credentials per table (${DATA_TOKEN_ENABLED}=true), which this proxy does not support yet; run the procedure with Paimon's own engine, or configure storage credentials on the catalog`,
-      );
-    }
-    return { uuid: t.id, location: t.path, schemaId: typeof t.schemaId === 'number' ? t.schemaId : null, isExternal: t.isExternal === true };
+    const dataToken = options[DATA_TOKEN_ENABLED]?.trim().toLowerCase() === 'true';
+    return { uuid: t.id, location: t.path, schemaId: typeof t.schemaId === 'number' ? t.schemaId : null, isExternal: t.isExternal === true, dataToken };
   }
 
   async tableExists(id: Identifier | string): Promise<boolean> {
@@ -197,8 +201,56 @@ export class RestCatalog implements Catalog {
     registerCatalogTable(this, info.location, (b) =>
       new RestSnapshotCommit(client, paths, { database: ident.database, table: ident.table, ...(isMainBranch(b) ? {} : { branch: b }), uuid: info.uuid }),
     );
-    const storage: FileIO = this.fileIO.storeFor(info.location);
+    const storage: FileIO = info.dataToken ? await this.tokenFileIO(ident.database, ident.table, info.location) : this.fileIO.storeFor(info.location);
     return FileStoreTable.open(storage, info.location, { database: ident.database, table: ident.table, branch });
+  }
+
+  /**
+   * The FileIO of a data-token table, made once per table and location. Its first token is
+   * fetched here, so a table whose token the server refuses fails before anything is read.
+   */
+  private async tokenFileIO(database: string, table: string, location: string): Promise<DataTokenFileIO> {
+    const { client, paths } = await this.connect();
+    const key = `${database}.${table}\u0000${location}`;
+    let io = this.tokenIOs.get(key);
+    if (io === undefined) {
+      const name = `${database}.${table}`;
+      // Branches share the table's location, so the main table's token serves them all.
+      const fetchToken = async (): Promise<DataToken> => {
+        const what = `reading the data token of table ${name}`;
+        let body: JsonObject;
+        try {
+          body = await client.get(paths.tableToken({ database, table }), { what, notFound: 'TABLE_NOT_FOUND' });
+        } catch (e) {
+          if (e instanceof PaimonError) {
+            throw new PaimonError(e.code, `${e.message}; table ${name} has data tokens enabled (option ${DATA_TOKEN_ENABLED}), so its files are reached only with the credentials the catalog server hands out for it at GET .../tables/${table}/token`, { cause: e });
+          }
+          throw e;
+        }
+        const token = parseTableToken(body);
+        if (token === null) {
+          throw new PaimonError('STORAGE_ERROR', `REST catalog '${this.name}' answered ${what} without a token map and expiresAtMillis; check the catalog server's data token support`);
+        }
+        return token;
+      };
+      const created = new DataTokenFileIO({
+        table: name,
+        catalogName: this.name,
+        location,
+        fetchToken,
+        catalogOptions: () => {
+          const o: Record<string, string> = { ...(this.opts.properties ?? {}), ...this.merged };
+          delete o.token; // the catalog's bearer token is no storage option
+          return o;
+        },
+        createStore: (loc, options) => createFileIO(loc, options),
+      });
+      io = created;
+      this.tokenIOs.set(key, created);
+      this.fileIO.route(location, created);
+    }
+    await io.store();
+    return io;
   }
 
   /**
@@ -240,6 +292,9 @@ export class RestCatalog implements Catalog {
 
   async close(): Promise<void> {
     unregisterCatalogTables(this);
+    const tokenIOs = [...this.tokenIOs.values()];
+    this.tokenIOs.clear();
     await this.fileIO.close();
+    await Promise.all(tokenIOs.map((io) => io.close()));
   }
 }

@@ -37,6 +37,10 @@ export class ResourcePaths {
   commitTable(id: Pick<Identifier, 'database' | 'table' | 'branch'>): string {
     return `${this.table(id)}/commit`;
   }
+  /** `ResourcePaths.tableToken`: the table's data token (`GET`). */
+  tableToken(id: Pick<Identifier, 'database' | 'table' | 'branch'>): string {
+    return `${this.table(id)}/token`;
+  }
   rollbackTable(id: Pick<Identifier, 'database' | 'table' | 'branch'>): string {
     return `${this.table(id)}/rollback`;
   }

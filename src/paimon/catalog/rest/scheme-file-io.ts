@@ -4,8 +4,9 @@
  * this FileIO picks the store per path's scheme (Java's RESTCatalog opens a FileIO per table path
  * with the catalog's merged options, `fileIOFromOptions`) and keeps one client per scheme.
  * Storage options (`s3.*`) are read when a store is first used: after `GET /v1/config` merged
- * the server's defaults and overrides into them. Credentials handed out per table (`data tokens`,
- * RESTTokenFileIO) are not implemented: the catalog refuses tables that need them.
+ * the server's defaults and overrides into them. A table whose storage credentials come from the
+ * server (data tokens, data-token.ts) has a FileIO of its own; it is routed here for every path
+ * under the table's location, so the catalog-wide view reaches such a table with its token too.
  */
 import type { Readable } from 'node:stream';
 import type { FileIO, FileStatus } from '../../fs/file-io.js';
@@ -15,6 +16,8 @@ import { schemeOf } from '../../fs/path.js';
 
 export class SchemeFileIO implements FileIO {
   private readonly stores = new Map<string, FileIO>();
+  /** Table roots (with a trailing slash) whose paths go to the table's own FileIO. */
+  private readonly tableRoots = new Map<string, FileIO>();
   /**
    * Tables are handed the store of their own location (`storeFor`), which knows whether it is an
    * object store; this catalog-wide view is used for reads only.
@@ -23,8 +26,21 @@ export class SchemeFileIO implements FileIO {
 
   constructor(private readonly properties: () => Readonly<Record<string, string>>) {}
 
-  /** The store of a path (one per scheme; bare paths and file: share the local one). */
+  /** Sends every path under `location` to `io` (a table's own FileIO). */
+  route(location: string, io: FileIO): void {
+    this.tableRoots.set(location.replace(/\/+$/, '') + '/', io);
+  }
+
+  /** The store of a path: a routed table's own, else one per scheme (bare paths and file: share the local one). */
   storeFor(path: string): FileIO {
+    if (this.tableRoots.size > 0) {
+      const withSlash = path.endsWith('/') ? path : `${path}/`;
+      for (const [root, io] of this.tableRoots) if (withSlash.startsWith(root)) return io;
+    }
+    return this.schemeStore(path);
+  }
+
+  private schemeStore(path: string): FileIO {
     const s = schemeOf(path);
     const key = s === '' || s === 'file' ? 'file' : s;
     let io = this.stores.get(key);
@@ -92,9 +108,11 @@ export class SchemeFileIO implements FileIO {
   copyFile(from: string, to: string, overwrite: boolean): Promise<boolean> {
     return this.storeFor(from).copyFile(from, to, overwrite);
   }
+  /** Closes the scheme stores; routed table FileIOs belong to their owner, who closes them. */
   async close(): Promise<void> {
     const all = [...this.stores.values()];
     this.stores.clear();
+    this.tableRoots.clear();
     await Promise.all(all.map((s) => s.close()));
   }
 }
