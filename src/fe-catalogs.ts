@@ -114,6 +114,14 @@ export interface FeCatalogOptions {
   staticNames: ReadonlySet<string>;
   build: (c: CatalogConfig) => ProcedureCatalog;
   warn: (message: string) => void;
+  /** How a round reaches the FE (default: a mysql2 connection with the options above). */
+  connect?: () => Promise<FeConnection>;
+}
+
+/** What a discovery round needs of its FE connection. */
+export interface FeConnection {
+  query(sql: string): Promise<[unknown, ...unknown[]]>;
+  end(): Promise<void>;
 }
 
 /**
@@ -121,7 +129,14 @@ export interface FeCatalogOptions {
  * that is not Doris) keeps the last good discovered set and warns.
  */
 export class FeCatalogDiscovery implements CatalogProvider {
-  private discovered = new Map<string, ProcedureCatalog>();
+  /** Each discovered catalog with the definition it was built from (a changed definition rebuilds it). */
+  private discovered = new Map<string, { definition: string; catalog: ProcedureCatalog }>();
+  private running: Promise<boolean> | null = null;
+  private queued: Promise<boolean> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** Catalogs the FE dropped or redefined, still open for the calls that hold them. */
+  private readonly retired = new Set<ProcedureCatalog>();
 
   constructor(
     private readonly base: CatalogProvider,
@@ -131,27 +146,67 @@ export class FeCatalogDiscovery implements CatalogProvider {
   }
 
   get(name: string): ProcedureCatalog | undefined {
-    return this.base.get(name) ?? this.discovered.get(name);
+    return this.base.get(name) ?? this.discovered.get(name)?.catalog;
   }
 
   names(): string[] {
     return [...this.base.names(), ...[...this.discovered.keys()].filter((n) => !this.opts.staticNames.has(n))];
   }
 
-  /** One discovery round; resolves to false (and warns) when the FE could not answer. */
-  async refresh(): Promise<boolean> {
-    let conn: mysql.Connection | undefined;
-    try {
-      conn = await mysql.createConnection({
-        host: this.opts.host,
-        port: this.opts.port,
-        user: this.opts.user,
-        password: this.opts.password,
-        connectTimeout: this.opts.connectTimeoutMs ?? 10_000,
-        ...(this.opts.tls ? { ssl: {} } : {}),
+  /** Discovers now, then every `intervalMs` until close (the timer never keeps the process alive). */
+  start(intervalMs: number): void {
+    void this.refresh();
+    if (this.timer === null && !this.closed) this.timer = setInterval(() => void this.refresh(), intervalMs).unref();
+  }
+
+  /**
+   * One discovery round; resolves to false (and warns) when the FE could not answer. Rounds never
+   * overlap: a call while one runs (a REFRESH CATALOG during the timer's round) waits for it and
+   * runs once more after it, so what the FE said after that statement is read; further calls in
+   * that time share the same next round.
+   */
+  refresh(): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    if (this.running === null) {
+      this.running = this.discover().finally(() => {
+        this.running = null;
       });
+      return this.running;
+    }
+    this.queued ??= this.running.then(() => {
+      this.queued = null;
+      return this.refresh();
+    });
+    return this.queued;
+  }
+
+  /** Stops the timer and closes the discovered catalogs (their metastore connections and stores). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => false);
+    const all = [...[...this.discovered.values()].map((d) => d.catalog), ...this.retired];
+    this.discovered = new Map();
+    this.retired.clear();
+    await Promise.all(all.map(closeQuietly));
+  }
+
+  private async discover(): Promise<boolean> {
+    let conn: FeConnection | undefined;
+    try {
+      conn = this.opts.connect
+        ? await this.opts.connect()
+        : ((await mysql.createConnection({
+            host: this.opts.host,
+            port: this.opts.port,
+            user: this.opts.user,
+            password: this.opts.password,
+            connectTimeout: this.opts.connectTimeoutMs ?? 10_000,
+            ...(this.opts.tls ? { ssl: {} } : {}),
+          })) as unknown as FeConnection);
       const [rows] = await conn.query('SHOW CATALOGS');
-      const next = new Map<string, ProcedureCatalog>();
+      const next = new Map<string, { definition: string; catalog: ProcedureCatalog }>();
       for (const name of paimonCatalogNames(rows as FeRow[])) {
         if (this.opts.include && !this.opts.include.includes(name)) continue;
         if (this.opts.staticNames.has(name)) {
@@ -166,13 +221,32 @@ export class FeCatalogDiscovery implements CatalogProvider {
           this.opts.warn(def.error);
           continue;
         }
+        // An unchanged definition keeps its catalog (and its connections); a changed one is rebuilt.
+        const definition = JSON.stringify(def.catalog);
+        const old = this.discovered.get(name);
+        if (old !== undefined && old.definition === definition) {
+          next.set(name, old);
+          continue;
+        }
         try {
-          next.set(name, this.opts.build(def.catalog));
+          next.set(name, { definition, catalog: this.opts.build(def.catalog) });
         } catch (e) {
           this.opts.warn(maskText(`catalog '${name}' from the FE: ${e instanceof Error ? e.message : String(e)}`));
         }
       }
+      if (this.closed) {
+        await Promise.all([...next.values()].filter((d) => this.discovered.get(d.catalog.name) !== d).map((d) => closeQuietly(d.catalog)));
+        return false;
+      }
+      const replaced = [...this.discovered].filter(([name, d]) => next.get(name) !== d).map(([, d]) => d.catalog);
       this.discovered = next;
+      // Calls that hold a replaced catalog finish on it; it is closed once they had their time.
+      for (const c of replaced) this.retired.add(c);
+      if (replaced.length > 0) {
+        setTimeout(() => {
+          for (const c of replaced) if (this.retired.delete(c)) void closeQuietly(c);
+        }, RETIRED_CATALOG_GRACE_MS).unref();
+      }
       return true;
     } catch (e) {
       const why = describeFeError(e);
@@ -182,6 +256,13 @@ export class FeCatalogDiscovery implements CatalogProvider {
       await conn?.end().catch(() => undefined);
     }
   }
+}
+
+/** How long a catalog the FE dropped or redefined stays open for the calls still using it. */
+const RETIRED_CATALOG_GRACE_MS = 10 * 60_000;
+
+async function closeQuietly(c: ProcedureCatalog): Promise<void> {
+  await c.close?.().catch(() => undefined);
 }
 
 /** True for a statement that makes the FE reload a catalog, after which we rediscover. */

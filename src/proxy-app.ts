@@ -64,9 +64,7 @@ function servedCatalogs(config: ProxyConfig, logger: Logger): CatalogProvider {
     build: buildCatalog,
     warn: (m) => logger.warn(m),
   });
-  void discovery.refresh();
-  // unref: the timer alone never keeps the process alive.
-  setInterval(() => void discovery.refresh(), fromFe.refresh_interval_ms).unref();
+  discovery.start(fromFe.refresh_interval_ms);
   return discovery;
 }
 
@@ -126,7 +124,9 @@ export async function startProxy(config: ProxyConfig, opts: StartProxyOptions = 
           return session && routerRef ? routerRef.userVariable(session, name) : undefined;
         },
       });
-  const router = opts.router ?? (routerRef = createRouter(config, logger, connections, ops, opts.catalogs));
+  // Built here rather than by createRouter, so that closing the proxy stops the FE discovery.
+  const catalogs = opts.router ? undefined : (opts.catalogs ?? servedCatalogs(config, logger));
+  const router = opts.router ?? (routerRef = createRouter(config, logger, connections, ops, catalogs));
   server = await ProxyServer.create({ config, router, logger, worker: opts.worker });
   const address = await server.listen();
   const s = server;
@@ -141,6 +141,7 @@ export async function startProxy(config: ProxyConfig, opts: StartProxyOptions = 
       await s.close();
       stopObserving?.();
       await ops?.close();
+      if (catalogs instanceof FeCatalogDiscovery) await catalogs.close();
     },
   };
 }

@@ -62,4 +62,6 @@ export interface Catalog {
   createBranch?(database: string, table: string, branch: string, fromTag?: string | null): Promise<void>;
   dropBranch?(database: string, table: string, branch: string): Promise<void>;
   fastForward?(database: string, table: string, branch: string): Promise<void>;
+  /** Releases what the catalog holds open (metastore connections, storage clients). */
+  close?(): Promise<void>;
 }

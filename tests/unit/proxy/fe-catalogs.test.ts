@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { catalogFromFe, isRefreshCatalog, paimonCatalogNames, parseCreateCatalog } from '../../../src/fe-catalogs.js';
+import { catalogFromFe, FeCatalogDiscovery, isRefreshCatalog, paimonCatalogNames, parseCreateCatalog } from '../../../src/fe-catalogs.js';
+import { CatalogSet } from '../../../src/catalogs.js';
+import type { ProcedureCatalog } from '../../../procedures/framework/catalog.js';
 
 // Shaped as Doris prints them (doris-website sql-manual SHOW-CREATE-CATALOG: "key" = "value" lines,
 // sensitive values as *XXX; SHOW CATALOGS columns CatalogId, CatalogName, Type, ...).
@@ -43,4 +45,59 @@ test('a hidden secret names the catalog and key; an override supplies it', () =>
   assert.match(!dlf.ok ? dlf.error : '', /dlf.*not supported/);
   assert.ok(isRefreshCatalog('  refresh catalog pm'));
   assert.ok(!isRefreshCatalog('REFRESH TABLE pm.a.b'));
+});
+
+/**
+ * The discovery's lifecycle over a scripted FE connection (the answers are shaped as above; what a
+ * real FE is asked is checked against MariaDB in tests/integration/ops-from-fe.test.ts).
+ */
+test('discovery rounds never overlap, keep unchanged catalogs, close replaced ones and stop on close', async () => {
+  let warehouse = '/tmp/wh-a';
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let rounds = 0;
+  const closed: string[] = [];
+  const built: string[] = [];
+  const d = new FeCatalogDiscovery(new CatalogSet([]), {
+    host: '127.0.0.1', port: 1, user: 'svc', overrides: {}, staticNames: new Set(), warn: () => undefined,
+    build: (c) => {
+      built.push(c.warehouse);
+      const w = c.warehouse;
+      return { name: c.name, type: 'filesystem', warehouse: w, close: async () => void closed.push(w) } as unknown as ProcedureCatalog;
+    },
+    connect: async () => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      rounds++;
+      const create = `CREATE CATALOG \`pm\` PROPERTIES (\n"type" = "paimon",\n"paimon.catalog.type" = "filesystem",\n"warehouse" = "${warehouse}"\n);`;
+      return {
+        query: async (sql: string) => {
+          await new Promise((r) => setTimeout(r, 20));
+          return [sql === 'SHOW CATALOGS' ? [{ CatalogId: 1, CatalogName: 'pm', Type: 'paimon' }] : [{ CreateCatalog: create }]];
+        },
+        end: async () => void inFlight--,
+      };
+    },
+  });
+  assert.equal(await d.refresh(), true);
+  const first = d.get('pm');
+  // Three calls during one round: one more round after it, shared by the later two.
+  const calls = [d.refresh(), d.refresh(), d.refresh()];
+  assert.deepEqual(await Promise.all(calls), [true, true, true]);
+  assert.equal(rounds, 3);
+  assert.equal(maxInFlight, 1, 'rounds never overlap');
+  assert.equal(d.get('pm'), first, 'an unchanged definition keeps its catalog');
+  assert.deepEqual(built, ['/tmp/wh-a']);
+  warehouse = '/tmp/wh-b';
+  assert.equal(await d.refresh(), true);
+  assert.notEqual(d.get('pm'), first, 'a changed definition is rebuilt');
+  assert.deepEqual(built, ['/tmp/wh-a', '/tmp/wh-b']);
+  d.start(10);
+  await d.close();
+  const after = rounds;
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(rounds, after, 'no round after close');
+  assert.equal(await d.refresh(), false);
+  assert.deepEqual(closed.sort(), ['/tmp/wh-a', '/tmp/wh-b'], 'close closes the discovered catalogs and the replaced one');
+  assert.equal(d.get('pm'), undefined);
 });
