@@ -10,7 +10,9 @@
  * metastore's own lock table: a lock held on the table keeps our commit (and Java's) waiting, and
  * a Java writer committing with the lock while we compact loses no commit.
  *
- * Bad input: a metastore that is not there is a clear error naming host:port, and changes nothing.
+ * Bad input: a metastore that is not there is a clear error naming host:port, and changes nothing;
+ * one that dies between the plan and the commit fails the compaction before its snapshot, and the
+ * files it wrote are removed.
  * Tables whose partitions or tags the metastore keeps as well (`metastore.partitioned-table`,
  * `metastore.tag-to-partition`): on twin tables, Paimon Java's HiveCatalog and our procedures
  * leave the same metastore partitions (a commit adds lost ones back, mark_partition_done adds
@@ -29,12 +31,22 @@ import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startProxy, type RunningProxy } from '../../src/proxy-app.js';
 import { HiveCatalog } from '../../src/paimon/catalog/hive-catalog.js';
+import { compactTable } from '../../src/paimon/compact/compact-table.js';
 import { HmsClient, parseMetastoreUris } from '../../src/paimon/catalog/hms/hms-client.js';
 import { PaimonJava, parseJson, tempWarehouse, toComparable, type Row } from './peers.js';
 import { listTree } from './procedures-support.js';
 import { freePort } from '../integration/wire-helpers.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 const DB = 'interop';
 const T = 't';
 /** Two days old (seconds, utimes): older than remove_orphan_files' default floor of one day. */
@@ -314,5 +326,43 @@ describe('Hive catalog: Paimon 1.4.2 HiveCatalog and HMS 4.0.0 through the proxy
     } finally {
       hms.close();
     }
+  });
+
+  test('a metastore that goes down between the plan and the commit: the compaction fails clearly and commits nothing', async () => {
+    // Java writes new overlapping files first, so the compaction has something to merge.
+    await jhive.writeLoop(warehouse, DB, T, 3, 0, 0);
+    const latest = fileLatest();
+    const dataFiles = (): string[] => listTree(tableDir).filter((f) => /data-[^/]*\.parquet$/.test(f));
+    const before = dataFiles();
+    const rowsBefore = await readHive();
+    const catalog = new HiveCatalog('direct', { uri, warehouse, properties: { 'lock.enabled': 'true' }, timeoutMs: 5_000 });
+    const pid = Number(readFileSync(join(hmsDir, 'hms.pid'), 'utf8').trim());
+    try {
+      const t = await catalog.getTable(`${DB}.${T}`);
+      await assert.rejects(
+        compactTable({
+          fileIO: t.fileIO, tablePath: t.location, table: `${DB}.${T}`, strategy: 'full', memoryBudgetBytes: 256 << 20, concurrency: 1,
+          onPoint: async (point) => {
+            if (point !== 'before-commit') return;
+            // The files are written and the commit is next: stop the metastore, and wait for it to be gone.
+            process.kill(pid, 'SIGKILL');
+            for (let i = 0; i < 100 && processAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+          },
+        }),
+        (e: Error & { code?: string }) => {
+          assert.equal(e.code, 'STORAGE_ERROR', e.message);
+          assert.match(e.message, /Hive Metastore of catalog 'direct' at 127\.0\.0\.1:\d+ is unreachable while locking table interop\.t/);
+          return true;
+        },
+      );
+      assert.equal(fileLatest(), latest, 'no snapshot was committed');
+      assert.deepEqual(dataFiles(), before, 'the data files the compaction wrote were removed');
+    } finally {
+      await catalog.close();
+      // The metastore comes back on the same port and Derby directory; Java reads and writes on.
+      await setupScript('hive_metastore_launch', hmsDir, String(new URL(uri.replace('thrift:', 'http:')).port), String(process.pid));
+    }
+    same(await readHive(), rowsBefore, 'the rows are what they were');
+    await javaKeepsWriting(300);
   });
 });
