@@ -39,4 +39,10 @@ export interface StatementRouter {
    * the session (src/session/command-phase.ts), and the connection stays usable.
    */
   route(sql: string, session: SessionView): Route;
+  /**
+   * Whether a statement that the prefilter classifies as 'other' (read from its bytes) would be
+   * forwarded unchanged for this session, so the session may forward it without decoding it or
+   * calling route(). Absent: always route.
+   */
+  forwardsOther?(session: SessionView): boolean;
 }

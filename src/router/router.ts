@@ -138,6 +138,11 @@ export class Router implements StatementRouter {
     };
   }
 
+  /** With an FE, 'other' is forwarded, except right after a local CALL (SHOW WARNINGS is ours then). */
+  forwardsOther(session: SessionView): boolean {
+    return !session.standalone && !this.afterLocalCall.has(session);
+  }
+
   route(sql: string, session: SessionView): Route {
     const kind = classifyStatement(sql);
     if (!session.standalone && this.afterLocalCall.has(session)) {

@@ -50,7 +50,7 @@ import { MAX_PREPARED_PARAMS, parseExecute, prepareOkPayloads, statementIdOf } f
 import { InfileScanner, ResponseTracker, TrackerState } from '../../protocol/response-tracker.js';
 import { bindPlaceholders, findPlaceholders, ProxyStatements } from '../router/prepared-call.js';
 import type { LocalReply, Route, SessionView, StatementRouter } from '../router/route.js';
-import { classifyStatement } from '../router/statement-prefilter.js';
+import { classifyStatement, classifyStatementBytes } from '../router/statement-prefilter.js';
 import { maskText } from '../security/masking.js';
 import { encodeLocalReplies } from './local-reply.js';
 import { currentProgress, ProgressReporter, type RunningCallsSource } from './progress-reports.js';
@@ -224,6 +224,12 @@ export class CommandPhase {
     switch (cmd) {
       case COM_QUERY:
       case COM_INIT_DB: {
+        // The hot path of a relay: a statement the proxy does not act on is forwarded as the
+        // bytes it came in, without decoding it to a string.
+        if (cmd === COM_QUERY && classifyStatementBytes(p.payload, 1) === 'other' && s.deps.router.forwardsOther?.(s) === true) {
+          this.onUpstreamOk = null;
+          break;
+        }
         const text = p.payload.toString('utf8', 1);
         const route = cmd === COM_QUERY ? this.route(text) : this.routeInitDb(text);
         if (route.kind === 'local') {
