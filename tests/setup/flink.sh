@@ -13,6 +13,8 @@
 # _stop:    nothing runs in the background here.
 
 FLINK_INTEROP_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/../interop" && pwd)"
+# shellcheck source=tests/setup/lib/python-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/python-venv.sh"
 FLINK_PAIMON_VERSIONS="1.4.2 2.0.0"
 FLINK_HADOOP_VERSION=3.3.6
 
@@ -25,21 +27,7 @@ flink_install() {
 }
 
 _flink_install_venv() {
-  local venv="$FLINK_INTEROP_DIR/.venv-flink" req="$FLINK_INTEROP_DIR/python/requirements-flink.txt" want
-  want=$(sha256sum "$req" | cut -c1-16)
-  if [ "$(cat "$venv/.stamp" 2>/dev/null)" = "$want" ] && [ -x "$venv/bin/python" ]; then
-    return 0
-  fi
-  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-  fi
-  echo "flink: installing $(grep -i '^apache-flink==' "$req") into $venv (PyPI, about 500 MB)" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
-  "$venv/bin/python" -c 'import pyflink.table' || return 1
-  echo "$want" > "$venv/.stamp"
+  python_venv flink "$FLINK_INTEROP_DIR/.venv-flink" "$FLINK_INTEROP_DIR/python/requirements-flink.txt" apache-flink pyflink.table '500 MB'
 }
 
 _flink_install_jars() {

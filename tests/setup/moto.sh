@@ -5,6 +5,9 @@
 # Exports for tests: S3_ENDPOINT (http://127.0.0.1:<port>), S3_ACCESS_KEY, S3_SECRET_KEY,
 # S3_REGION, MOTO_PORT. moto accepts any credentials; these are dummies.
 
+# shellcheck source=tests/setup/lib/python-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/python-venv.sh"
+
 MOTO_VERSION="${MOTO_VERSION:-5.2.5}"
 MOTO_VENV="${MOTO_VENV:-$ROOT/tests/setup/.venv-moto}"
 MOTO_PID_FILE="${TEST_TMP:-/tmp}/moto.pid"
@@ -13,12 +16,7 @@ moto_install() {
   if [ -x "$MOTO_VENV/bin/moto_server" ] && "$MOTO_VENV/bin/python" -c "import moto,sys; sys.exit(0 if moto.__version__=='$MOTO_VERSION' else 1)" 2>/dev/null; then
     return 0
   fi
-  if ! command -v python3 >/dev/null 2>&1; then
-    apt-get update && apt-get install -y python3 python3-venv
-  fi
-  if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
-    apt-get update && apt-get install -y python3-venv
-  fi
+  python_venv_tools
   rm -rf "$MOTO_VENV"
   python3 -m venv "$MOTO_VENV"
   "$MOTO_VENV/bin/pip" install --quiet --disable-pip-version-check "moto[server]==$MOTO_VERSION"

@@ -9,27 +9,12 @@
 # _stop:    nothing runs in the background.
 
 PYPAIMON_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/../interop" && pwd)"
-
-_pypaimon_venv() {
-  local venv="$1" req="$2" want
-  want=$(sha256sum "$req" | cut -c1-16)
-  if [ "$(cat "$venv/.stamp" 2>/dev/null)" = "$want" ] && "$venv/bin/python" -c 'import pypaimon' 2>/dev/null; then
-    return 0
-  fi
-  echo "pypaimon: installing $(grep -i '^pypaimon==' "$req") into $venv (PyPI)" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
-  echo "$want" > "$venv/.stamp"
-}
+# shellcheck source=tests/setup/lib/python-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/python-venv.sh"
 
 pypaimon_install() {
-  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-  fi
-  _pypaimon_venv "$PYPAIMON_DIR/.venv" "$PYPAIMON_DIR/python/requirements.txt"
-  _pypaimon_venv "$PYPAIMON_DIR/.venv-2.1" "$PYPAIMON_DIR/python/requirements-2.1.txt"
+  python_venv pypaimon "$PYPAIMON_DIR/.venv" "$PYPAIMON_DIR/python/requirements.txt" pypaimon pypaimon
+  python_venv pypaimon "$PYPAIMON_DIR/.venv-2.1" "$PYPAIMON_DIR/python/requirements-2.1.txt" pypaimon pypaimon
 }
 
 pypaimon_start() {

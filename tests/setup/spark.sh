@@ -13,6 +13,8 @@
 # _stop:    nothing runs in the background here.
 
 SPARK_INTEROP_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/../interop" && pwd)"
+# shellcheck source=tests/setup/lib/python-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/python-venv.sh"
 SPARK_PAIMON_VERSION=0.9.0
 
 spark_install() {
@@ -21,21 +23,7 @@ spark_install() {
 }
 
 _spark_install_venv() {
-  local venv="$SPARK_INTEROP_DIR/.venv-spark" req="$SPARK_INTEROP_DIR/python/requirements-spark.txt" want
-  want=$(sha256sum "$req" | cut -c1-16)
-  if [ "$(cat "$venv/.stamp" 2>/dev/null)" = "$want" ] && [ -x "$venv/bin/python" ]; then
-    return 0
-  fi
-  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-  fi
-  echo "spark: installing $(grep -i '^pyspark==' "$req") into $venv (PyPI, about 320 MB)" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
-  "$venv/bin/python" -c 'import pyspark.sql' || return 1
-  echo "$want" > "$venv/.stamp"
+  python_venv spark "$SPARK_INTEROP_DIR/.venv-spark" "$SPARK_INTEROP_DIR/python/requirements-spark.txt" pyspark pyspark.sql '320 MB'
 }
 
 _spark_install_jars() {

@@ -27,81 +27,20 @@ request line on stdin exactly one answer line on stdout, in order:
 The process ends when stdin closes.
 """
 
-import datetime
-import decimal
 import glob
-import json
-import math
 import os
 import re
 import sys
 import threading
 import time
 
+from engine_peer import catalog_for, java_error, jvm_status, not_ready, ready, safe, serve
+
 STREAM_START_TIMEOUT_S = 120
-
-
-def jvm_status(pid):
-    out = {}
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                if k in ("VmHWM", "VmRSS"):
-                    out[k] = int(v.split()[0])
-    except OSError:
-        pass
-    return out
-
-
-def safe(v):
-    """A JSON-safe form of one value Flink's Python row converter produced."""
-    if v is None or isinstance(v, (bool, int, str)):
-        return v
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "NaN"
-        if math.isinf(v):
-            return "Infinity" if v > 0 else "-Infinity"
-        return v
-    if isinstance(v, decimal.Decimal):
-        return str(v)
-    if isinstance(v, datetime.datetime):
-        return v.isoformat(timespec="microseconds")
-    if isinstance(v, (datetime.date, datetime.time)):
-        return v.isoformat()
-    if isinstance(v, (bytes, bytearray)):
-        return bytes(v).hex()
-    if isinstance(v, dict):
-        return [[safe(k), safe(x)] for k, x in v.items()]
-    if hasattr(v, "as_dict"):
-        return {k: safe(x) for k, x in v.as_dict().items()}
-    if isinstance(v, (list, tuple)):
-        return [safe(x) for x in v]
-    return str(v)
 
 
 def is_insert(sql):
     return re.match(r"\s*(INSERT|EXECUTE\s+STATEMENT\s+SET)\b", sql, re.IGNORECASE) is not None
-
-
-def first_line(msg):
-    """A Java message without the stack trace some exceptions embed in it."""
-    return msg.split("\n\tat ")[0].strip()
-
-
-def java_error(e):
-    """The causes of a Py4J Java exception (their messages), without the stack traces."""
-    je = getattr(e, "java_exception", None)
-    if je is None:
-        return first_line(f"{type(e).__name__}: {e}")
-    msgs = []
-    seen = 0
-    while je is not None and seen < 10:
-        msgs.append(first_line(je.toString()))
-        je = je.getCause()
-        seen += 1
-    return " | caused by: ".join(msgs)
 
 
 class Stream:
@@ -157,7 +96,7 @@ def main():
     jars = sorted(glob.glob(os.path.join(jar_dir, "*.jar")))
     connector = [j for j in jars if os.path.basename(j).startswith("paimon-flink-")]
     if not connector:
-        print(json.dumps({"ready": False, "error": f"no paimon-flink-*.jar in {jar_dir}: run tests/setup/flink.sh"}), flush=True)
+        not_ready(f"no paimon-flink-*.jar in {jar_dir}: run tests/setup/flink.sh")
         return 1
 
     # The connector and Hadoop's jars go on the gateway JVM's own class path (PyFlink's launcher adds
@@ -185,7 +124,7 @@ def main():
     conf.set_string("rest.port", "0")
     env = TableEnvironment.create(EnvironmentSettings.new_instance().in_batch_mode().with_configuration(conf).build())
     version = os.path.basename(connector[0])[len("paimon-flink-2.0-"):-len(".jar")]
-    print(json.dumps({"ready": True, "pid": os.getpid(), "jvmPid": jvm_pid, "paimonVersion": version}), flush=True)
+    ready(jvm_pid, version, os.getpid())
 
     catalogs = {}
     # The streaming environment is made on the first stream-start (most files never stream).
@@ -203,63 +142,53 @@ def main():
                 streaming["catalogs"].add(name)
         return senv
 
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        req = json.loads(line)
-        rid = req.get("id")
+    def stats(_req):
+        st = jvm_status(jvm_pid)
+        py = jvm_status(os.getpid())
+        return {"jvmPid": jvm_pid, "vmHwmKb": st.get("VmHWM"), "vmRssKb": st.get("VmRSS"), "pythonHwmKb": py.get("VmHWM")}
+
+    def stream_start(req):
+        stream = Stream(stream_env(req.get("catalogs") or {}).execute_sql(req["sql"]))
         try:
-            if req.get("op") == "stats":
-                st = jvm_status(jvm_pid)
-                py = jvm_status(os.getpid())
-                answer = {"id": rid, "ok": True, "jvmPid": jvm_pid, "vmHwmKb": st.get("VmHWM"), "vmRssKb": st.get("VmRSS"), "pythonHwmKb": py.get("VmHWM")}
-            elif req.get("op") == "stream-start":
-                stream = Stream(stream_env(req.get("catalogs") or {}).execute_sql(req["sql"]))
-                try:
-                    stream.wait_running()
-                except Exception:
-                    stream.stop()
-                    raise
-                sid = len(streams) + 1
-                streams[sid] = stream
-                answer = {"id": rid, "ok": True, "stream": sid}
-            elif req.get("op") == "stream-poll":
-                rows, error = streams[req["stream"]].snapshot()
-                answer = {"id": rid, "ok": True, "columns": streams[req["stream"]].columns, "rows": rows, "error": error}
-            elif req.get("op") == "stream-stop":
-                stream = streams.pop(req["stream"])
-                stream.stop()
-                answer = {"id": rid, "ok": True, "rows": len(stream.snapshot()[0])}
-            elif req.get("op") == "sql":
-                wh = req.get("warehouse")
-                if wh:
-                    name = catalogs.get(wh)
-                    if name is None:
-                        name = f"p{len(catalogs) + 1}"
-                        uri = wh if "://" in wh else "file://" + os.path.abspath(wh)
-                        env.execute_sql(f"CREATE CATALOG `{name}` WITH ('type'='paimon', 'warehouse'='{uri}')")
-                        catalogs[wh] = name
-                    env.use_catalog(name)
-                    if req.get("database"):
-                        env.use_database(req["database"])
-                result = env.execute_sql(req["sql"])
-                columns = list(result.get_table_schema().get_field_names())
-                rows = []
-                if is_insert(req["sql"]):
-                    # dml-sync already waited for the job; its only row would be the job's id.
-                    columns = []
-                else:
-                    with result.collect() as it:
-                        for r in it:
-                            values = list(r)
-                            rows.append({c: safe(values[i]) for i, c in enumerate(columns)})
-                answer = {"id": rid, "ok": True, "columns": columns, "rows": rows}
-            else:
-                answer = {"id": rid, "ok": False, "error": f"unknown op {req.get('op')!r}"}
-        except Exception as e:  # noqa: BLE001 (every failure is an answer, the peer keeps running)
-            answer = {"id": rid, "ok": False, "error": java_error(e)}
-        print(json.dumps(answer), flush=True)
+            stream.wait_running()
+        except Exception:
+            stream.stop()
+            raise
+        sid = len(streams) + 1
+        streams[sid] = stream
+        return {"stream": sid}
+
+    def stream_poll(req):
+        rows, error = streams[req["stream"]].snapshot()
+        return {"columns": streams[req["stream"]].columns, "rows": rows, "error": error}
+
+    def stream_stop(req):
+        stream = streams.pop(req["stream"])
+        stream.stop()
+        return {"rows": len(stream.snapshot()[0])}
+
+    def create_catalog(name, uri):
+        env.execute_sql(f"CREATE CATALOG `{name}` WITH ('type'='paimon', 'warehouse'='{uri}')")
+
+    def sql(req):
+        if req.get("warehouse"):
+            env.use_catalog(catalog_for(catalogs, req["warehouse"], "file://", create_catalog))
+            if req.get("database"):
+                env.use_database(req["database"])
+        result = env.execute_sql(req["sql"])
+        columns = list(result.get_table_schema().get_field_names())
+        rows = []
+        if is_insert(req["sql"]):
+            # dml-sync already waited for the job; its only row would be the job's id.
+            columns = []
+        else:
+            with result.collect() as it:
+                for r in it:
+                    values = list(r)
+                    rows.append({c: safe(values[i]) for i, c in enumerate(columns)})
+        return {"columns": columns, "rows": rows}
+
+    serve({"stats": stats, "stream-start": stream_start, "stream-poll": stream_poll, "stream-stop": stream_stop, "sql": sql}, java_error)
     return 0
 
 

@@ -19,12 +19,11 @@ The process ends when stdin closes.
 """
 
 import glob
-import json
 import os
 import sys
 from types import SimpleNamespace
 
-from flink_peer import java_error, jvm_status, safe
+from engine_peer import catalog_for, java_error, jvm_status, not_ready, ready, safe, serve
 
 CATALOG_CLASS = "org.apache.paimon.spark.SparkCatalog"
 
@@ -41,7 +40,7 @@ def main():
     jar_dir = sys.argv[1]
     jars = sorted(glob.glob(os.path.join(jar_dir, "paimon-spark-*.jar")))
     if not jars:
-        print(json.dumps({"ready": False, "error": f"no paimon-spark-*.jar in {jar_dir}: run tests/setup/spark.sh"}), flush=True)
+        not_ready(f"no paimon-spark-*.jar in {jar_dir}: run tests/setup/spark.sh")
         return 1
     # Local mode advertises the machine's own address unless told otherwise.
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
@@ -64,39 +63,28 @@ def main():
     jvm = spark.sparkContext._jvm
     jvm_pid = int(jvm.java.lang.ProcessHandle.current().pid())
     version = os.path.basename(jars[0])[len("paimon-spark-3.5-"):-len(".jar")]
-    print(json.dumps({"ready": True, "pid": os.getpid(), "jvmPid": jvm_pid, "paimonVersion": version}), flush=True)
+    ready(jvm_pid, version, os.getpid())
 
     catalogs = {}
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        req = json.loads(line)
-        rid = req.get("id")
-        try:
-            if req.get("op") == "stats":
-                st = jvm_status(jvm_pid)
-                answer = {"id": rid, "ok": True, "jvmPid": jvm_pid, "vmHwmKb": st.get("VmHWM"), "vmRssKb": st.get("VmRSS")}
-            elif req.get("op") == "sql":
-                wh = req.get("warehouse")
-                if wh:
-                    name = catalogs.get(wh)
-                    if name is None:
-                        name = f"p{len(catalogs) + 1}"
-                        uri = wh if "://" in wh else "file:" + os.path.abspath(wh)
-                        spark.conf.set(f"spark.sql.catalog.{name}", CATALOG_CLASS)
-                        spark.conf.set(f"spark.sql.catalog.{name}.warehouse", uri)
-                        catalogs[wh] = name
-                    spark.sql(f"USE `{name}`.`{req['database']}`" if req.get("database") else f"USE `{name}`")
-                df = spark.sql(req["sql"])
-                columns = list(df.columns)
-                rows = [{c: safe(r[i]) for i, c in enumerate(columns)} for r in df.collect()]
-                answer = {"id": rid, "ok": True, "columns": columns, "rows": rows}
-            else:
-                answer = {"id": rid, "ok": False, "error": f"unknown op {req.get('op')!r}"}
-        except Exception as e:  # noqa: BLE001 (every failure is an answer, the peer keeps running)
-            answer = {"id": rid, "ok": False, "error": spark_error(e)}
-        print(json.dumps(answer), flush=True)
+
+    def stats(_req):
+        st = jvm_status(jvm_pid)
+        return {"jvmPid": jvm_pid, "vmHwmKb": st.get("VmHWM"), "vmRssKb": st.get("VmRSS")}
+
+    def create_catalog(name, uri):
+        spark.conf.set(f"spark.sql.catalog.{name}", CATALOG_CLASS)
+        spark.conf.set(f"spark.sql.catalog.{name}.warehouse", uri)
+
+    def sql(req):
+        if req.get("warehouse"):
+            name = catalog_for(catalogs, req["warehouse"], "file:", create_catalog)
+            spark.sql(f"USE `{name}`.`{req['database']}`" if req.get("database") else f"USE `{name}`")
+        df = spark.sql(req["sql"])
+        columns = list(df.columns)
+        rows = [{c: safe(r[i]) for i, c in enumerate(columns)} for r in df.collect()]
+        return {"columns": columns, "rows": rows}
+
+    serve({"stats": stats, "sql": sql}, spark_error)
     spark.stop()
     return 0
 
