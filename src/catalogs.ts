@@ -3,7 +3,7 @@
  * library catalog (src/paimon/catalog/catalog.ts) under its configured name, the port through
  * which procedures and the standalone responder reach databases and tables.
  */
-import { catalogProperty, hiveMetastoreUri, type CatalogConfig, type ProxyConfig } from './config-schema.js';
+import { catalogProperty, hiveMetastoreUri, restProperties, type CatalogConfig, type ProxyConfig } from './config-schema.js';
 import type { FileIO } from './paimon/fs/file-io.js';
 import { createFileIO } from './paimon/fs/file-io-factory.js';
 import { FileSystemCatalog } from './paimon/catalog/filesystem-catalog.js';
@@ -69,15 +69,17 @@ export function buildCatalog(cfg: CatalogConfig): ProcedureCatalog {
  * not keep the proxy from starting. Its other properties (storage options, header.*) go along.
  */
 function buildRestCatalog(cfg: CatalogConfig): ProcedureCatalog {
+  const provider = catalogProperty(cfg, 'token.provider');
   const token = catalogProperty(cfg, 'token');
-  if (cfg.uri === undefined || token === undefined || catalogProperty(cfg, 'token.provider') !== 'bear') {
-    throw new Error(`catalog '${cfg.name}': a REST catalog needs uri, token.provider: bear and token`);
+  if (cfg.uri === undefined || (provider === 'bear' && token === undefined) || (provider !== 'bear' && provider !== 'dlf')) {
+    throw new Error(`catalog '${cfg.name}': a REST catalog needs uri and token.provider: bear with a token, or dlf with dlf.access-key-id and dlf.access-key-secret`);
   }
-  const properties = Object.fromEntries(Object.entries(cfg.properties).filter(([k]) => k !== 'token' && k !== 'token.provider'));
+  const properties = Object.fromEntries(Object.entries(restProperties(cfg.properties)).filter(([k]) => k !== 'token' && k !== 'token.provider'));
   try {
-    return new RestCatalog(cfg.name, { uri: cfg.uri, warehouse: cfg.warehouse, tokenProvider: 'bear', token, properties });
+    const auth = provider === 'bear' ? { tokenProvider: 'bear' as const, token: token as string } : { tokenProvider: 'dlf' as const };
+    return new RestCatalog(cfg.name, { uri: cfg.uri, warehouse: cfg.warehouse, ...auth, properties });
   } catch (e) {
-    // RestCatalog's messages name the uri's problem, never the token.
+    // RestCatalog's messages name the uri's problem or the missing option, never a credential.
     throw new Error(`catalog '${cfg.name}': ${e instanceof Error ? e.message : String(e)}`);
   }
 }

@@ -64,9 +64,23 @@ function hiveCatalogIssues(c: z.infer<typeof catalogShape>): { key: string; mess
   }
 }
 
-/** A catalog property given either as a key of its own or in `properties` (as Doris's CREATE CATALOG spells them). */
+/**
+ * A catalog property given either as a key of its own or in `properties`, also with Doris's
+ * `paimon.rest.` prefix (`paimon.rest.token.provider`, as its CREATE CATALOG spells REST options).
+ */
 export function catalogProperty(c: { properties: Record<string, string>; 'token.provider'?: string; token?: string }, key: 'token.provider' | 'token'): string | undefined {
-  return c[key] ?? c.properties[key];
+  return c[key] ?? c.properties[key] ?? c.properties[`${DORIS_REST_PREFIX}${key}`];
+}
+
+/** Doris's prefix of the Paimon REST options in CREATE CATALOG (`paimon.rest.dlf.access-key-id`). */
+export const DORIS_REST_PREFIX = 'paimon.rest.';
+
+/** A REST catalog's properties as Paimon names them: Doris's `paimon.rest.` prefix taken off. */
+export function restProperties(properties: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(properties)) if (!k.startsWith(DORIS_REST_PREFIX)) out[k] = v;
+  for (const [k, v] of Object.entries(properties)) if (k.startsWith(DORIS_REST_PREFIX)) out[k.slice(DORIS_REST_PREFIX.length)] ??= v;
+  return out;
 }
 
 /**
@@ -90,14 +104,15 @@ function catalogTypeIssues(c: z.infer<typeof catalogShape>): { key: string; mess
   if (c.uri === undefined) issues.push({ key: 'uri', message: 'a REST catalog needs uri: the REST server URL (http://host:port or https://...)' });
   else if (!/^https?:\/\/[^/\s]+/i.test(c.uri)) issues.push({ key: 'uri', message: `uri must be an http:// or https:// URL of the REST server, got '${c.uri.replace(/\/\/[^@/]*@/, '//****@')}'` });
   else if (/^https?:\/\/[^/]*@/i.test(c.uri)) issues.push({ key: 'uri', message: 'uri must not carry credentials; give the token as token' });
-  if (provider === undefined) issues.push({ key: 'token.provider', message: "a REST catalog needs token.provider: bear (a bearer token given as token)" });
-  else if (provider !== 'bear') {
-    issues.push({
-      key: 'token.provider',
-      message: provider === 'dlf' ? "token.provider 'dlf' (Aliyun DLF request signing) is not supported yet; use 'bear'" : `token.provider must be 'bear' (the only provider supported), got '${provider}'`,
-    });
-  }
+  if (provider === undefined) issues.push({ key: 'token.provider', message: "a REST catalog needs token.provider: bear (a bearer token given as token) or dlf (Aliyun DLF's access key in dlf.access-key-id and dlf.access-key-secret)" });
+  else if (provider !== 'bear' && provider !== 'dlf') issues.push({ key: 'token.provider', message: `token.provider must be 'bear' or 'dlf', got '${provider}'` });
   if (provider === 'bear' && (token === undefined || token === '')) issues.push({ key: 'token', message: 'token.provider bear needs token: the bearer token' });
+  if (provider === 'dlf') {
+    const p = restProperties(c.properties);
+    for (const key of ['dlf.access-key-id', 'dlf.access-key-secret']) {
+      if ((p[key] ?? '') === '' && p['dlf.token-loader'] === undefined && p['dlf.token-path'] === undefined) issues.push({ key, message: `token.provider dlf needs ${key} (or ${DORIS_REST_PREFIX}${key}, as Doris spells it)` });
+    }
+  }
   return issues;
 }
 

@@ -86,10 +86,11 @@ export function catalogFromFe(name: string, feProps: Record<string, string>, ove
   const given: Record<string, unknown> = { name, type, warehouse };
   for (const [k, v] of Object.entries(props)) {
     if (k === 'type' || k === 'paimon.catalog.type' || k === 'warehouse' || k === 'create_time') continue;
-    if (k === 'uri' && type === 'rest') given.uri = v;
-    else if (k === 'paimon.rest.token.provider' || k === 'token.provider') properties['token.provider'] = v;
-    else if (k === 'paimon.rest.token' || k === 'token') properties.token = v;
-    else properties[k] = v;
+    // Doris spells Paimon's REST options with a paimon.rest. prefix (paimon.rest.uri,
+    // paimon.rest.token.provider, paimon.rest.dlf.access-key-id, ...).
+    const key = type === 'rest' && k.startsWith('paimon.rest.') ? k.slice('paimon.rest.'.length) : k;
+    if (key === 'uri' && type === 'rest') given.uri ??= v;
+    else properties[key] ??= v;
   }
   given.properties = properties;
   const parsed = catalogSchema.safeParse(given);

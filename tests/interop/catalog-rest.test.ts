@@ -29,6 +29,13 @@ import { startRestServer, type RestServer, type RestServerVersion } from './rest
 const DB = 'interop';
 const T = 't';
 const TOKEN = 'rest-test-token-7f3a';
+const DLF_KEY = { accessKeyId: 'dlf-test-ak', accessKeySecret: 'dlf-test-secret-4e2d', region: 'cn-hangzhou' };
+const dlfProperties = (secret: string): Record<string, string> => ({
+  'paimon.rest.token.provider': 'dlf',
+  'paimon.rest.dlf.access-key-id': DLF_KEY.accessKeyId,
+  'paimon.rest.dlf.access-key-secret': secret,
+  'paimon.rest.dlf.region': DLF_KEY.region,
+});
 const VERSIONS: ReadonlyArray<[RestServerVersion, PaimonJavaVersion]> = [
   ['2.0.0', '2.0'],
   ['1.4.2', '1.4'],
@@ -88,7 +95,7 @@ for (const [serverVersion, javaVersion] of VERSIONS) {
 
     before(async () => {
       const dataPath = tempWarehouse(`rest-${serverVersion}-data`);
-      server = await startRestServer(serverVersion, dataPath, 'rest_wh', TOKEN);
+      server = await startRestServer(serverVersion, dataPath, 'rest_wh', TOKEN, { dlf: DLF_KEY });
       jrest = java(javaVersion).withCatalogOptions(server.clientOptions);
       jfs = java(javaVersion);
       await createCatalogTable(jrest, 'rest', DB, T);
@@ -101,6 +108,9 @@ for (const [serverVersion, javaVersion] of VERSIONS) {
           { name: 'paimon', type: 'rest', uri: server.url, warehouse: server.warehouse, 'token.provider': 'bear', token: TOKEN },
           { name: 'badtoken', type: 'rest', uri: server.url, warehouse: server.warehouse, 'token.provider': 'bear', token: 'not-the-token-9c1e' },
           { name: 'down', type: 'rest', uri: down, warehouse: server.warehouse, properties: { 'token.provider': 'bear', token: TOKEN } },
+          // Aliyun DLF as Doris spells it (paimon.rest.*); the region cannot be read from a loopback uri.
+          { name: 'dlf', type: 'rest', uri: server.url, warehouse: server.warehouse, properties: dlfProperties(DLF_KEY.accessKeySecret) },
+          { name: 'baddlf', type: 'rest', uri: server.url, warehouse: server.warehouse, properties: dlfProperties('not-the-dlf-secret-77') },
         ],
         logging: { level: 'silent' },
         security: { check_privileges: false },
@@ -221,6 +231,25 @@ for (const [serverVersion, javaVersion] of VERSIONS) {
       assert.equal(await serverLatest(), latest - 1, "the server's latest follows the rollback");
       assert.equal(existsSync(join(tableDir, 'snapshot', `snapshot-${latest}`)), false, 'the server removed the later snapshot');
       same(await readRest(), await jfs.read(copy, DB, T), 'rows after the rollback = rows after Java rollback on its copy');
+      await javaKeepsWriting(600);
+    });
+
+    test('a DLF catalog (Doris spelling): its requests carry the signature Paimon\'s DLF signer checks; a wrong secret is refused clearly and changes nothing', async () => {
+      // Two more commits of Java, so that a full compaction has files to merge.
+      await javaKeepsWriting(500);
+      await javaKeepsWriting(500);
+      const before = await serverLatest();
+      const bad = await callError(`CALL baddlf.sys.compact(\`table\` => '${DB}.${T}', compact_strategy => 'full')`);
+      assert.match(bad.message, /REST catalog 'baddlf' at http:\/\/[^ ]+ refused .*HTTP 401, not authorized.*check the catalog DLF access key/);
+      assert.ok(!bad.message.includes('not-the-dlf-secret-77') && !bad.message.includes(DLF_KEY.accessKeySecret), bad.message);
+      assert.equal(await serverLatest(), before, 'a refused catalog changed nothing');
+      // Reading the config, the table and its snapshots (GETs with queries) and committing (a POST
+      // whose body is signed by its MD5) all pass the server's check of the DLF signature.
+      const row = await call(`CALL dlf.sys.compact(\`table\` => '${DB}.${T}', compact_strategy => 'full')`);
+      assert.equal(Number(row.snapshot_id), (before ?? 0) + 1);
+      assert.equal(await serverLatest(), (before ?? 0) + 1, "the server's latest is the compaction committed through the DLF-signed catalog");
+      const tag = await call(`CALL dlf.sys.create_tag(\`table\` => '${DB}.${T}', tag => 'dlf_tag')`);
+      assert.ok(tag !== undefined);
       await javaKeepsWriting(600);
     });
 

@@ -34,7 +34,7 @@ import { identifierToString, isSystemTable, parseIdentifier, type Identifier } f
 import { registerCatalogTable, unregisterCatalogTables } from './snapshot-commit.js';
 import { RestClient, isRestFailure } from './rest/rest-client.js';
 import { CONFIG_PATH, ResourcePaths } from './rest/resource-paths.js';
-import { checkRestOptions, headersFrom, mergeConfig, PREFIX, type ConfigResponse, type RestCatalogOptions } from './rest/rest-options.js';
+import { checkRestOptions, CREDENTIAL_OPTIONS, headersFrom, mergeConfig, PREFIX, restAuthOf, type ConfigResponse, type RestCatalogOptions } from './rest/rest-options.js';
 import { RestSnapshotCommit } from './rest/rest-snapshot-commit.js';
 import { SchemeFileIO } from './rest/scheme-file-io.js';
 import { DATA_TOKEN_ENABLED, DataTokenFileIO, parseTableToken, type DataToken } from './rest/data-token.js';
@@ -100,12 +100,12 @@ export class RestCatalog implements Catalog {
   }
 
   private clientWith(headers: Readonly<Record<string, string>>): RestClient {
-    return new RestClient({ uri: this.opts.uri, token: this.opts.token, catalogName: this.name, headers, ...(this.opts.timeoutMs !== undefined ? { timeoutMs: this.opts.timeoutMs } : {}) });
+    return new RestClient({ uri: this.opts.uri, auth: restAuthOf(this.opts, this.name), catalogName: this.name, headers, ...(this.opts.timeoutMs !== undefined ? { timeoutMs: this.opts.timeoutMs } : {}) });
   }
 
   private async fetchConfig(): Promise<Connected> {
     const own: Record<string, string> = { ...(this.opts.properties ?? {}), uri: this.opts.uri, warehouse: this.opts.warehouse, 'token.provider': this.opts.tokenProvider };
-    delete own.token;
+    for (const k of CREDENTIAL_OPTIONS) delete own[k];
     const first = this.clientWith(headersFrom(own));
     const answer = await first.get(CONFIG_PATH, { query: { warehouse: this.opts.warehouse }, what: `reading the configuration of warehouse '${this.opts.warehouse}'` });
     const config: ConfigResponse = { defaults: stringMap(answer.defaults), overrides: stringMap(answer.overrides) };

@@ -19,6 +19,14 @@
 //       TOKEN <db.table> <expiresAtMillis> <key=value>...   the token GET .../token hands out
 //       REVOKE <db.table>                                   forget it (the server then invents one)
 //     Keys and values are URL-encoded (UTF-8).
+//
+// With REST_DLF=<accessKeyId>:<accessKeySecret>:<region> in the environment the server also takes
+// DLF-signed requests (Paimon's DLFDefaultSigner, what DLF's VPC endpoints check): a request with
+// an x-dlf-date header must carry the Authorization that Paimon's signer computes from that
+// request's own signed headers, path, query and body with that key; others need the bearer token.
+// The date is the request's, not the server's clock, so a signature is checked exactly as it was
+// made (the test server's DLFAuthProvider would re-sign with its own "now" and refuse a request
+// whose second turned in flight).
 import java.io.BufferedReader;
 import java.io.FileInputStream;
 import java.io.InputStreamReader;
@@ -37,7 +45,11 @@ import org.apache.paimon.rest.DataTokenStore;
 import org.apache.paimon.rest.RESTCatalogServer;
 import org.apache.paimon.rest.RESTFileSystemCatalog;
 import org.apache.paimon.rest.RESTToken;
+import org.apache.paimon.rest.auth.AuthProvider;
 import org.apache.paimon.rest.auth.BearTokenAuthProvider;
+import org.apache.paimon.rest.auth.DLFDefaultSigner;
+import org.apache.paimon.rest.auth.DLFToken;
+import org.apache.paimon.rest.auth.RESTAuthParameter;
 import org.apache.paimon.rest.responses.ConfigResponse;
 
 public class RestServerLauncher {
@@ -66,7 +78,7 @@ public class RestServerLauncher {
     boolean remote = dataPath.contains("://") && !dataPath.startsWith("file:");
     // The constructor makes the local warehouse directory; for an object store give it a scratch one.
     String ctorPath = remote ? java.nio.file.Files.createTempDirectory("rest-wh").toString() : dataPath;
-    RESTCatalogServer server = new RESTCatalogServer(ctorPath, new BearTokenAuthProvider(args[2]), config, warehouse);
+    RESTCatalogServer server = new RESTCatalogServer(ctorPath, authProvider(args[2], System.getenv("REST_DLF")), config, warehouse);
     if (remote) {
       Options conf = new Options();
       defaults.forEach(conf::setString);
@@ -104,6 +116,28 @@ public class RestServerLauncher {
     }
     server.shutdown();
     System.exit(0);
+  }
+
+  /** The bearer token's provider, or with a DLF key one that checks DLF signatures as well. */
+  private static AuthProvider authProvider(String bearer, String dlf) {
+    BearTokenAuthProvider bear = new BearTokenAuthProvider(bearer);
+    if (dlf == null || dlf.isEmpty()) return bear;
+    String[] k = dlf.split(":", 3);
+    DLFToken token = new DLFToken(k[0], k[1], null, null);
+    DLFDefaultSigner signer = new DLFDefaultSigner(k[2]);
+    String[] signed = {"x-dlf-date", "x-dlf-content-sha256", "x-dlf-version", "x-dlf-security-token", "content-md5", "content-type"};
+    return (Map<String, String> headers, RESTAuthParameter request) -> {
+      if (!headers.containsKey("x-dlf-date")) return bear.mergeAuthHeader(headers, request);
+      Map<String, String> signHeaders = new HashMap<>();
+      for (String h : signed) if (headers.containsKey(h)) signHeaders.put(h, headers.get(h));
+      try {
+        Map<String, String> out = new HashMap<>(headers);
+        out.put("Authorization", signer.authorization(request, token, "127.0.0.1", signHeaders));
+        return out;
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    };
   }
 
   private static String dec(String s) {

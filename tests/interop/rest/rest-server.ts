@@ -37,6 +37,8 @@ export interface RestServer {
 export interface RestServerOptions {
   /** The server's own storage options (s3.*): turns data tokens on (see the header). */
   dataTokens?: Readonly<Record<string, string>>;
+  /** A DLF access key the server also accepts DLF-signed requests with (RestServerLauncher.java). */
+  dlf?: { accessKeyId: string; accessKeySecret: string; region: string };
 }
 
 /** A Java properties line: backslash, separators and line breaks escaped. */
@@ -71,7 +73,10 @@ export async function startRestServer(
   const child: ChildProcess = spawn(
     process.env.PAIMON_JAVA_BIN ?? 'java',
     ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classPath(v), 'RestServerLauncher', dataPath, warehouse, token, ...extra],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.dlf !== undefined ? { env: { ...process.env, REST_DLF: `${options.dlf.accessKeyId}:${options.dlf.accessKeySecret}:${options.dlf.region}` } } : {}),
+    },
   );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {

@@ -1,7 +1,7 @@
 /**
  * The HTTP side of the REST catalog (`RESTApi` over `HttpClient`, `DefaultErrorHandler`): JSON
- * requests with `Authorization: Bearer <token>` (`BearTokenAuthProvider`) and the `header.*`
- * options, the server's `ErrorResponse` mapped to our stable codes, pages followed with
+ * requests with `Authorization: Bearer <token>` (`BearTokenAuthProvider`) or DLF's signed headers
+ * (`DLFAuthProvider`, dlf-signer.ts) and the `header.*` options, the server's `ErrorResponse` mapped to our stable codes, pages followed with
  * `pageToken` until the server gives none (`listDataFromPageApi`), on Node's built-in fetch.
  *
  * What an answer means (DefaultErrorHandler's codes):
@@ -12,7 +12,10 @@
  *               change came first: nothing was changed, retry);
  *   400      -> INVALID_ARGUMENT; 501 -> UNSUPPORTED_TABLE (the server lacks the feature);
  *   other    -> STORAGE_ERROR (server failure); no answer -> STORAGE_ERROR "unreachable".
- * The token never appears in a message: server text is scrubbed of it as well.
+ * The token (or DLF secret) never appears in a message: server text is scrubbed of it as well.
+ * A DLF signature is dated to the second; a request refused with 401 is signed again and sent once
+ * more (the refusal means the server did nothing), so a clock second that turned between signing
+ * and checking does not fail the call, while wrong credentials still fail.
  *
  * Only GETs are retried (twice, on no answer or 429/502/503/504), as Java's retry strategy
  * retries only idempotent requests; a POST or DELETE whose answer is lost has an unknown outcome.
@@ -20,6 +23,10 @@
 import { PaimonError, type PaimonErrorCode } from '../../errors.js';
 import { parseJson, isJsonObject, toJsonCompact, type JsonObject, type JsonValue } from '../../spec/json.js';
 import { DEFAULT_TIMEOUT_MS } from './rest-options.js';
+import { dlfHeaders, type DlfCredentials } from './dlf-signer.js';
+
+/** How requests authenticate: a bearer token, or DLF's request signature. */
+export type RestAuth = { kind: 'bear'; token: string } | { kind: 'dlf'; credentials: DlfCredentials };
 
 /** Why a REST call failed, beside the stable code. */
 export type RestFailure = 'access-denied' | 'not-found' | 'conflict' | 'bad-request' | 'not-implemented' | 'server-error' | 'unreachable';
@@ -49,7 +56,7 @@ export function isRestFailure(e: unknown, failure: RestFailure): e is RestCatalo
 export interface RestClientOptions {
   /** The server's base URL (any path of it is kept in front of `/v1/...`). */
   uri: string;
-  token: string;
+  auth: RestAuth;
   /** The catalog's name, for messages. */
   catalogName: string;
   headers?: Readonly<Record<string, string>>;
@@ -100,8 +107,17 @@ export class RestClient {
   }
 
   private scrub(text: string): string {
-    const t = this.opts.token;
-    return t.length > 0 ? text.split(t).join('****') : text;
+    const a = this.opts.auth;
+    const secrets = a.kind === 'bear' ? [a.token] : [a.credentials.accessKeySecret, a.credentials.securityToken ?? ''];
+    for (const t of secrets) if (t.length > 0) text = text.split(t).join('****');
+    return text;
+  }
+
+  /** The authentication headers of one request. */
+  private authHeaders(method: string, path: string, query: Readonly<Record<string, string>>, body: string | null): Record<string, string> {
+    const a = this.opts.auth;
+    if (a.kind === 'bear') return { Authorization: `Bearer ${a.token}` };
+    return dlfHeaders({ method, resourcePath: path, query, body }, a.credentials, new Date());
   }
 
   async get(path: string, ro: RequestOptions): Promise<JsonObject> {
@@ -152,21 +168,23 @@ export class RestClient {
     return new RestCatalogError('STORAGE_ERROR', `${this.where()} answered ${what} with an unreadable response: ${why}`, 'server-error', null, null);
   }
 
-  private async request(method: 'GET' | 'POST' | 'DELETE', path: string, body: JsonValue | null, ro: RequestOptions): Promise<JsonObject> {
-    const qs = ro.query && Object.keys(ro.query).length > 0 ? `?${new URLSearchParams(ro.query as Record<string, string>).toString()}` : '';
+  private async request(method: 'GET' | 'POST' | 'DELETE', path: string, body: JsonValue | null, ro: RequestOptions, signedAgain = false): Promise<JsonObject> {
+    const query = ro.query ?? {};
+    const qs = Object.keys(query).length > 0 ? `?${new URLSearchParams(query as Record<string, string>).toString()}` : '';
+    const data = body !== null ? toJsonCompact(body) : null;
     const headers: Record<string, string> = {
       ...(this.opts.headers ?? {}),
       Accept: 'application/json',
-      Authorization: `Bearer ${this.opts.token}`,
+      ...(data !== null ? { 'Content-Type': 'application/json' } : {}),
+      ...this.authHeaders(method, path, query, data),
     };
-    if (body !== null) headers['Content-Type'] = 'application/json';
     let res: Response;
     let text: string;
     try {
       res = await this.doFetch(`${this.base}${path}${qs}`, {
         method,
         headers,
-        ...(body !== null ? { body: toJsonCompact(body) } : {}),
+        ...(data !== null ? { body: data } : {}),
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
         redirect: 'error',
       });
@@ -196,6 +214,7 @@ export class RestClient {
       if (!isJsonObject(v)) throw this.badAnswer(ro.what, 'not a JSON object');
       return v;
     }
+    if (res.status === 401 && this.opts.auth.kind === 'dlf' && !signedAgain) return this.request(method, path, body, ro, true);
     throw this.errorOf(res.status, text, ro);
   }
 
@@ -219,7 +238,7 @@ export class RestClient {
     if (status === 401 || status === 403) {
       return new RestCatalogError(
         'STORAGE_ERROR',
-        `${w} refused ${ro.what} (HTTP ${status}${status === 401 ? ', not authorized' : ', forbidden'})${detail}; check the catalog token${status === 403 ? ' and its grants' : ''}`,
+        `${w} refused ${ro.what} (HTTP ${status}${status === 401 ? ', not authorized' : ', forbidden'})${detail}; check the catalog ${this.opts.auth.kind === 'dlf' ? 'DLF access key' : 'token'}${status === 403 ? ' and its grants' : ''}`,
         'access-denied',
         status,
         resourceType,

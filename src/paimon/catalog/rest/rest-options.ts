@@ -6,21 +6,28 @@
  * headers (`RESTApi.HEADER_PREFIX`).
  */
 import { PaimonError } from '../../errors.js';
+import { dlfCredentials } from './dlf-signer.js';
+import type { RestAuth } from './rest-client.js';
 
-export interface RestCatalogOptions {
+interface RestCatalogCommon {
   /** Base URL of the REST server (`uri`), http:// or https://. */
   uri: string;
   /** Warehouse name sent to `GET /v1/config?warehouse=` (`warehouse`). */
   warehouse: string;
-  /** `token.provider`: only `bear` (a static bearer token) is implemented. */
-  tokenProvider: 'bear';
-  /** `token`: the bearer token. Never logged, never in a message. */
-  token: string;
-  /** Every other option the catalog was configured with (storage options, header.*, ...). */
+  /** Every other option the catalog was configured with (storage options, header.*, dlf.*, ...). */
   properties?: Readonly<Record<string, string>>;
   /** Per-request time limit in ms (connect and answer). */
   timeoutMs?: number;
 }
+
+/**
+ * `token.provider`: `bear` (a static bearer token, `token`; never logged, never in a message) or
+ * `dlf` (Aliyun DLF's request signature with the `dlf.*` access key options, dlf-signer.ts).
+ */
+export type RestCatalogOptions = RestCatalogCommon & ({ tokenProvider: 'bear'; token: string } | { tokenProvider: 'dlf'; token?: undefined });
+
+/** Options that hold credentials: never sent as headers, never shown. */
+export const CREDENTIAL_OPTIONS = ['token', 'dlf.access-key-secret', 'dlf.security-token'] as const;
 
 export const PREFIX = 'prefix';
 export const HEADER_PREFIX = 'header.';
@@ -53,7 +60,13 @@ export function checkRestOptions(o: RestCatalogOptions, catalogName: string): vo
     throw new PaimonError('INVALID_ARGUMENT', `REST catalog '${catalogName}': uri must not carry credentials; give the token as 'token'`);
   }
   if (o.warehouse.trim() === '') throw new PaimonError('INVALID_ARGUMENT', `REST catalog '${catalogName}': warehouse must not be blank`);
-  if (o.token === '') throw new PaimonError('INVALID_ARGUMENT', `REST catalog '${catalogName}': token must not be empty (token.provider 'bear')`);
+  if (o.tokenProvider === 'bear' && o.token === '') throw new PaimonError('INVALID_ARGUMENT', `REST catalog '${catalogName}': token must not be empty (token.provider 'bear')`);
+  if (o.tokenProvider === 'dlf') dlfCredentials(o.properties ?? {}, o.uri, catalogName);
+}
+
+/** How the catalog's requests authenticate (the DLF credentials are checked by checkRestOptions). */
+export function restAuthOf(o: RestCatalogOptions, catalogName: string): RestAuth {
+  return o.tokenProvider === 'bear' ? { kind: 'bear', token: o.token } : { kind: 'dlf', credentials: dlfCredentials(o.properties ?? {}, o.uri, catalogName) };
 }
 
 /** `header.<name>` options as HTTP headers (RESTUtil.extractPrefixMap). */

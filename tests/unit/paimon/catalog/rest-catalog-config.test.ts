@@ -29,7 +29,8 @@ describe('REST catalog configuration', () => {
       ...issues({ type: 'rest', warehouse: 'wh', 'token.provider': 'bear', token: TOKEN }),
       ...issues({ type: 'rest', uri: 'thrift://h:9083', warehouse: 'wh', 'token.provider': 'bear', token: TOKEN }),
       ...issues({ type: 'rest', uri: 'http://h', warehouse: 'wh', token: TOKEN }),
-      ...issues({ type: 'rest', uri: 'http://h', warehouse: 'wh', 'token.provider': 'dlf', token: TOKEN }),
+      ...issues({ type: 'rest', uri: 'http://h', warehouse: 'wh', 'token.provider': 'dlf', properties: { 'dlf.access-key-id': 'ak' } }),
+      ...issues({ type: 'rest', uri: 'http://h', warehouse: 'wh', 'token.provider': 'oauth' }),
       ...issues({ type: 'rest', uri: 'http://h', warehouse: 'wh', 'token.provider': 'bear' }),
       ...issues({ type: 'rest', uri: 'http://h', warehouse: 'wh', 'token.provider': 'bear', token: TOKEN, properties: { token: 'other-token-x' } }),
       ...issues({ type: 'filesystem', warehouse: '/wh', token: TOKEN }),
@@ -38,7 +39,8 @@ describe('REST catalog configuration', () => {
       /^uri: a REST catalog needs uri/,
       /^uri: uri must be an http:\/\/ or https:\/\/ URL/,
       /^token.provider: a REST catalog needs token.provider: bear/,
-      /^token.provider: token.provider 'dlf' \(Aliyun DLF request signing\) is not supported yet; use 'bear'/,
+      /^dlf.access-key-secret: token.provider dlf needs dlf.access-key-secret \(or paimon.rest.dlf.access-key-secret/,
+      /^token.provider: token.provider must be 'bear' or 'dlf', got 'oauth'/,
       /^token: token.provider bear needs token/,
       /^token: token is given both as a key and in properties/,
       /^token: token and token.provider are REST catalog options; this catalog has type filesystem/,
@@ -46,6 +48,15 @@ describe('REST catalog configuration', () => {
     assert.equal(all.length, expected.length, all.join('\n'));
     expected.forEach((re, i) => assert.match(all[i]!, re));
     for (const m of all) assert.ok(!m.includes(TOKEN) && !m.includes('other-token-x'), m);
+  });
+
+  test("Doris's spelling of a DLF catalog is accepted (paimon.rest. prefix), and what DLF cannot do here is named", () => {
+    const doris = { type: 'rest', uri: 'http://cn-hangzhou-vpc.dlf.aliyuncs.com', warehouse: 'wh', properties: { 'paimon.rest.token.provider': 'dlf', 'paimon.rest.dlf.access-key-id': 'ak-1', 'paimon.rest.dlf.access-key-secret': 'sk-secret-1' } };
+    assert.deepEqual(issues(doris), []);
+    const c = buildCatalog(configSchema.parse({ catalogs: [{ name: 'dlf', ...doris }] }).catalogs[0]!);
+    assert.ok(c instanceof RestCatalog);
+    const publicEndpoint = configSchema.parse({ catalogs: [{ name: 'pub', ...doris, uri: 'https://dlfnext.cn-hangzhou.aliyuncs.com' }] }).catalogs[0]!;
+    assert.throws(() => buildCatalog(publicEndpoint), (e: Error) => /dlf\.signing-algorithm 'openapi'/.test(e.message) && !e.message.includes('sk-secret-1'));
   });
 
   test('buildCatalog makes a RestCatalog (warehouse kept as a name, not a path) without asking the server', () => {

@@ -22,7 +22,7 @@ import { CONFIG_OK, on, startFakeServer, type FakeServer, type RecordedRequest }
 
 const TOKEN = 'tok-3b9f-secret';
 
-function catalog(server: FakeServer, extra: Partial<ConstructorParameters<typeof RestCatalog>[1]> = {}): RestCatalog {
+function catalog(server: FakeServer, extra: { properties?: Record<string, string>; timeoutMs?: number } = {}): RestCatalog {
   return new RestCatalog('rc', { uri: server.url, warehouse: 'wh1', tokenProvider: 'bear', token: TOKEN, timeoutMs: 5_000, ...extra });
 }
 
