@@ -34,15 +34,14 @@
  * Peak memory is each process's peak RSS (VmHWM); the JVM runs with its default heap sizing,
  * so its RSS is an upper bound of what it needed, not like for like.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseJson } from '../src/paimon/spec/json.js';
+import { measured, reportAndExit, type Measured } from './measured-child.js';
 import { expireSnapshots } from '../procedures/snapshots/expire-snapshots.js';
 import { removeOrphanFiles } from '../procedures/files/remove-orphan-files.js';
-import { callNamed, copyWarehouse, executorFor, firstRow, listTree, tempDir } from '../tests/interop/procedures-support.js';
+import { ageTree, callNamed, copyWarehouse, executorFor, firstRow, listTree, tempDir } from '../tests/interop/procedures-support.js';
 
 const SELF = resolve(import.meta.filename);
 const TABLE = 'interop.db/t';
@@ -84,59 +83,10 @@ if (process.argv[2] === '--ours') {
   const millis = performance.now() - t0;
   clearInterval(sampler);
   sample();
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  const slim = Object.fromEntries(Object.entries(row).filter(([, v]) => typeof v !== 'string' || v.length < 200));
-  console.log(
-    JSON.stringify({ millis, peakRssBytes: hwm ? Number(hwm[1]) * 1024 : null, peakHeapBytes: peakHeap, spilled, row: slim }, (_k, v: unknown) =>
-      typeof v === 'bigint' ? v.toString() : v,
-    ),
-  );
-  process.exit(0);
+  reportAndExit({ millis, peakHeapBytes: peakHeap, spilled }, row);
 }
 
 // ------------------------------------------------------------------ child processes
-interface Measured {
-  out: Record<string, unknown>;
-  wallMs: number;
-  peakRssBytes: number | null;
-}
-
-/** Runs a child, polls its VmHWM (peak RSS), parses its last stdout line as JSON. */
-function measured(cmd: string, args: string[], what: string, timeoutMs = 2 * 3_600_000): Promise<Measured> {
-  return new Promise((res, rej) => {
-    const t0 = performance.now();
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let peak: number | null = null;
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      if (stderr.length > 1_000_000) stderr = stderr.slice(-200_000);
-    });
-    const poll = setInterval(() => {
-      try {
-        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        if (m) peak = Math.max(peak ?? 0, Number(m[1]) * 1024);
-      } catch {
-        // exited between polls
-      }
-    }, 50);
-    const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearInterval(poll);
-      clearTimeout(killer);
-      const wallMs = performance.now() - t0;
-      const last = stdout.trim().split('\n').pop() ?? '';
-      if (code !== 0 || last === '') {
-        rej(new Error(`${what} exited with ${String(code)}: ${stderr.split('\n').filter((l) => /error|Exception/i.test(l)).slice(0, 5).join(' | ')}`));
-        return;
-      }
-      const out = parseJson(last, what) as Record<string, unknown>;
-      res({ out, wallMs, peakRssBytes: typeof out.peakRssBytes === 'number' ? out.peakRssBytes : peak });
-    });
-  });
-}
 
 const JAVA_DIR = resolve(import.meta.dirname, '../tests/interop/java');
 const JAVA_CP = process.env.PAIMON_JAVA_CP_1_4 ?? `${JAVA_DIR}/lib-classes-1.4.2:${JAVA_DIR}/lib-1.4.2/*`;
@@ -151,16 +101,6 @@ function ours(args: string[]): Promise<Measured> {
   return measured(process.execPath, ['--import', 'tsx', SELF, '--ours', ...args], `ours ${args[0]}`);
 }
 
-function age(dir: string): number {
-  let n = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) n += age(p);
-    else n++;
-    utimesSync(p, OLD, OLD);
-  }
-  return n;
-}
 
 const mib = (b: number | null): string => (b === null ? '?' : `${(b / 2 ** 20).toFixed(0)} MiB`);
 const oursMemory = (m: Measured): string =>
@@ -216,7 +156,7 @@ for (let i = 0; i < ORPHANS; i++) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `data-orphan-${i}.parquet`), 'x');
 }
-const total = age(join(staged, TABLE));
+const total = ageTree(join(staged, TABLE), OLD);
 const javaMs: number[] = [];
 const oursMs: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
@@ -281,7 +221,7 @@ if (LARGE > total) {
   for (const d of dirs) mkdirSync(d, { recursive: true });
   console.log(`large scale: planting ${extra} empty orphan files in ${dirs.length} bucket directories ... (load ${load()})`);
   for (let i = 0; i < extra; i++) closeSync(openSync(join(dirs[i % dirs.length] ?? '', `data-pad-${i}.parquet`), 'w', 0o644));
-  for (const d of dirs) age(d);
+  for (const d of dirs) ageTree(d, OLD);
   let javaLarge: Measured | null = null;
   if (process.env.BENCH_LARGE_JAVA === '1') {
     const jl = join(root, 'orphan-large-java');

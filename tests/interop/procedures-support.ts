@@ -60,12 +60,15 @@ export function copyWarehouse(from: string, to: string): void {
 export const TWO_DAYS_AGO = (Date.now() - 2 * 86_400_000) / 1000;
 
 /** Makes every file and directory below `dir` two days old, so orphan cleaning may delete what is unreachable there. */
-export function ageTree(dir: string): void {
+export function ageTree(dir: string, epochSeconds = TWO_DAYS_AGO): number {
+  let files = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) ageTree(p);
-    utimesSync(p, TWO_DAYS_AGO, TWO_DAYS_AGO);
+    if (e.isDirectory()) files += ageTree(p, epochSeconds);
+    else files++;
+    utimesSync(p, epochSeconds, epochSeconds);
   }
+  return files;
 }
 
 /** Writes an orphan file at `dir/rel` (two days old unless `old` is false). */
