@@ -4,7 +4,7 @@
  *
  *   node --import tsx bench/compact.ts [--buckets 4] [--files 40] [--rows-per-file 42000]
  *        [--value-chars 200] [--budget-mb 512] [--concurrency 1,2] [--node-heap-mb 0] [--java-heap-mb 1024]
- *        [--table <dir of a table built earlier with the same flags>] [--keep 1]
+ *        [--table <dir of a table built earlier with the same flags>] [--keep 1] [--columnar 0]
  *
  * The table (deduplicate, id BIGINT primary key, s STRING, n BIGINT, d DOUBLE; bucket = --buckets,
  * parquet, write-only) is written by Paimon Java 1.4.2 itself (tests/interop/java/CompactBench.java
@@ -14,7 +14,8 @@
  * characters, so the Parquet bytes are real (~155 bytes a row; the defaults give about 1 GiB).
  *
  * Then, on separate copies:
- *   ours  — compactTable (strategy full, --budget-mb memory budget) in a child node process per
+ *   ours  — compactTable (strategy full, --budget-mb memory budget; --columnar 0 turns off the
+ *           DuckDB merge of columnar-merge.ts, for an A/B run) in a child node process per
  *           --concurrency value and --node-heap-mb value (0: node's default heap sizing, else
  *           --max-old-space-size), so its peak RSS (sampled every 20 ms) is the compaction's alone;
  *   Java  — CompactBench `compact` with a normal JIT (no quick-start flags) and -Xmx --java-heap-mb:
@@ -48,6 +49,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalFileIO } from '../src/paimon/fs/local-file-io.js';
 import { compactTable } from '../src/paimon/compact/compact-table.js';
+import { setColumnarMerge } from '../src/paimon/compact/columnar-merge.js';
 import { closeDataEngine } from '../src/paimon/data/duckdb-engine.js';
 import { PaimonJava, parseJson } from '../tests/interop/peers.js';
 
@@ -67,6 +69,7 @@ if (args.has('ours-only')) {
   const tablePath = args.get('ours-only') as string;
   const budgetMb = num('budget-mb', 512);
   const concurrency = num('concurrency', 1);
+  setColumnarMerge(args.get('columnar') !== '0');
   const io = new LocalFileIO();
   const baseRss = process.memoryUsage().rss;
   let peakRss = baseRss;
@@ -176,7 +179,7 @@ console.log(`Java reads ${before.rows} merged rows before compaction (digest ${b
 function runOurs(table: string, concurrency: number, heapMb: number): Promise<Record<string, string | number>> {
   const self = fileURLToPath(import.meta.url);
   return new Promise((resolveP, reject) => {
-    const child = spawn(process.execPath, [...(heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : []), '--import', 'tsx', self, '--ours-only', table, '--budget-mb', String(BUDGET_MB), '--concurrency', String(concurrency)], {
+    const child = spawn(process.execPath, [...(heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : []), '--import', 'tsx', self, '--ours-only', table, '--budget-mb', String(BUDGET_MB), '--concurrency', String(concurrency), '--columnar', args.get('columnar') ?? '1'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -191,7 +194,7 @@ function runOurs(table: string, concurrency: number, heapMb: number): Promise<Re
 const failures: string[] = [];
 const oursRuns: { label: string; rowsPerSec: number; peakRss: number; r: Record<string, string | number> }[] = [];
 for (const heapMb of NODE_HEAP_MB) for (const c of CONCURRENCY) {
-  const label = `concurrency ${c}, ${heapMb > 0 ? `node --max-old-space-size=${heapMb}` : 'node default heap'}`;
+  const label = `concurrency ${c}, ${heapMb > 0 ? `node --max-old-space-size=${heapMb}` : 'node default heap'}${args.get('columnar') === '0' ? ', columnar merge off' : ''}`;
   const copy = join(wh, `ours-${c}-${heapMb}`);
   cpSync(baseWh, copy, { recursive: true });
   const la = load();

@@ -9,7 +9,9 @@
  * picking; the unit is planned into rewritten sections and upgraded files
  * (`MergeTreeCompactTask`) and rewritten with the table's merge function, streaming (one batch
  * per sorted run in memory). Retract records are dropped when the output level is at or above
- * the highest non-empty level of the bucket.
+ * the highest non-empty level of the bucket. A deduplicate or first-row step whose files DuckDB
+ * can merge exactly as the JS merge does (columnar-merge.ts says which) is merged and written by
+ * DuckDB instead, as columns, never record by record.
  *
  * Deletion-vector primary-key tables (`deletion-vectors.enabled`), full compaction only, as
  * Paimon's `MergeTreeCompactManager` with a `BucketedDvMaintainer` does it: the bucket's vectors
@@ -59,7 +61,8 @@ import type { TableSchemaLike } from '../data/data-file-layout.js';
 import { parseMemorySize } from '../spec/core-options.js';
 import { KeyValueDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
 import type { KeyValue } from '../data/internal-row.js';
-import { createMergeFunction } from './merge-function.js';
+import { createMergeFunction, ignoreDeleteOption } from './merge-function.js';
+import { rewriteColumnar } from './columnar-merge.js';
 import { binaryKeyComparator, levelSortedRuns, pickFullCompaction, planSections, type CompactUnit, type SectionStep } from './interval-partition.js';
 import { pickUniversal, universalOptions } from './universal-compaction.js';
 import { readRun, type MergeOrder, type RunSource } from './sorted-run-merge.js';
@@ -379,6 +382,23 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
       for (const s of sections) for (const run of s) r.before.push(...run);
       for (const s of sections) for (const run of s) for (const f of run) rewritten.add(f.fileName);
       if (o.dryRun) continue;
+      // Deduplicate / first-row steps that qualify are merged and written by DuckDB (columnar-merge.ts).
+      const columnar = await rewriteColumnar({
+        fileIO: o.fileIO, bucketDir, target, options, sections, mergeEngine: mf!.engine, ignoreDelete: ignoreDeleteOption(options),
+        sequenceFields: sequenceFields.length, deletionVectors: dvs !== null, dryRun: false, dropDelete, level: unit.outputLevel,
+        targetFileSize, engine: src.engine, signal: o.signal,
+      });
+      if (columnar !== null) {
+        for (const m of columnar.files) allWritten.push({ g, m });
+        r.written.push(...columnar.files);
+        r.after.push(...columnar.files);
+        r.rowsRead += columnar.rowsRead;
+        r.rowsWritten += columnar.rowsWritten;
+        progress.rowsRead += columnar.rowsRead;
+        progress.rowsWritten += columnar.rowsWritten;
+        await o.onPoint?.('section-written');
+        continue;
+      }
       const writer = new KeyValueDataFileWriter({
         fileIO: o.fileIO, bucketDir, schema: target, level: unit.outputLevel, fileSource: 1, options, targetFileSize, engine: src.engine,
       });

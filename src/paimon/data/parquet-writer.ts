@@ -68,7 +68,7 @@ export interface DataFileWriterOptions {
 const CHUNK_ROWS = 2048;
 
 /** Codec names Paimon accepts for Parquet, as DuckDB spells them. */
-function duckCompression(codec: string, where: string): string {
+export function duckCompression(codec: string, where: string): string {
   switch (codec.toLowerCase()) {
     case 'zstd': return 'zstd';
     case 'snappy': return 'snappy';
