@@ -25,7 +25,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, w
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createCatalogTable, errorOf, firstRowOf } from './catalog-support.js';
+import { createCatalogTable, errorOf, firstRowOf, sweepProcedures } from './catalog-support.js';
 import mysql from 'mysql2/promise';
 import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -251,6 +251,18 @@ describe('Hive catalog: Paimon 1.4.2 HiveCatalog and HMS 4.0.0 through the proxy
     for (let i = 900; i < 908; i++) assert.ok(rows.some((r) => r.id === i), `row ${i} of the concurrent writer is there`);
     const check = await jhive.check(warehouse, DB, T);
     assert.equal(check.ok, true);
+  });
+
+  test('every other tag and P2 procedure through the metastore catalog: Java reads what it leaves and commits on top of it', async () => {
+    const done = await sweepProcedures({
+      catalog: 'paimon',
+      table: `${DB}.${T}`,
+      conn,
+      latest: async () => fileLatest(),
+      read: (target) => readHive(target),
+      javaWrites: () => javaKeepsWriting(800),
+    });
+    assert.equal(done.length, 15);
   });
 
   test('an unreachable metastore is a clear error that changes nothing', async () => {

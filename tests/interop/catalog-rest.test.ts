@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { createCatalogTable, errorOf, firstRowOf } from './catalog-support.js';
+import { createCatalogTable, errorOf, firstRowOf, sweepProcedures } from './catalog-support.js';
 import mysql from 'mysql2/promise';
 import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -232,6 +232,18 @@ for (const [serverVersion, javaVersion] of VERSIONS) {
       assert.equal(existsSync(join(tableDir, 'snapshot', `snapshot-${latest}`)), false, 'the server removed the later snapshot');
       same(await readRest(), await jfs.read(copy, DB, T), 'rows after the rollback = rows after Java rollback on its copy');
       await javaKeepsWriting(600);
+    });
+
+    test('every other tag and P2 procedure through the catalog: Java reads what it leaves and commits on top of it', async () => {
+      const done = await sweepProcedures({
+        catalog: 'paimon',
+        table: `${DB}.${T}`,
+        conn,
+        latest: async () => (await serverLatest()) ?? 0,
+        read: (target) => readRest(target),
+        javaWrites: () => javaKeepsWriting(800),
+      });
+      assert.equal(done.length, 15);
     });
 
     test('a DLF catalog (Doris spelling): its requests carry the signature Paimon\'s DLF signer checks; a wrong secret is refused clearly and changes nothing', async () => {
