@@ -5,8 +5,9 @@
  *   node --import tsx bench/compact.ts [--buckets 4] [--files 40] [--rows-per-file 42000]
  *        [--value-chars 200] [--budget-mb 512] [--concurrency 1,2] [--node-heap-mb 0] [--java-heap-mb 1024]
  *        [--table <dir of a table built earlier with the same flags>] [--keep 1] [--columnar 0]
+ *        [--merge-engine deduplicate|first-row]
  *
- * The table (deduplicate, id BIGINT primary key, s STRING, n BIGINT, d DOUBLE; bucket = --buckets,
+ * The table (deduplicate, or --merge-engine first-row; id BIGINT primary key, s STRING, n BIGINT, d DOUBLE; bucket = --buckets,
  * parquet, write-only) is written by Paimon Java 1.4.2 itself (tests/interop/java/CompactBench.java
  * `write`): --files commits, each giving every bucket one level-0 file of about --rows-per-file
  * rows; each commit draws its keys from a random window of half the key space, so keys overlap
@@ -110,6 +111,9 @@ const BUCKETS = num('buckets', 4);
 const FILES = num('files', 40);
 const ROWS_PER_FILE = num('rows-per-file', 42_000);
 const VALUE_CHARS = num('value-chars', 200);
+/** The table's merge engine: deduplicate (default) or first-row (Java's writer then looks up every key it writes). */
+const MERGE_ENGINE = args.get('merge-engine') ?? 'deduplicate';
+if (MERGE_ENGINE !== 'deduplicate' && MERGE_ENGINE !== 'first-row') throw new Error('--merge-engine must be deduplicate or first-row');
 const BUDGET_MB = num('budget-mb', 512);
 const JAVA_HEAP_MB = num('java-heap-mb', 1024);
 const intList = (k: string, d: string, min: number): number[] =>
@@ -164,7 +168,7 @@ if (args.has('table')) {
   console.log(`building with Paimon Java 1.4.2: ${BUCKETS} buckets x ${FILES} files x ~${ROWS_PER_FILE} rows, s of ${VALUE_CHARS} chars (load average ${load()})`);
   const w = await java.runMain(
     'CompactBench',
-    ['write', baseWh, 'bench', 't', String(BUCKETS), String(FILES), String(ROWS_PER_FILE * BUCKETS), String(VALUE_CHARS), '12345'],
+    ['write', baseWh, 'bench', 't', String(BUCKETS), String(FILES), String(ROWS_PER_FILE * BUCKETS), String(VALUE_CHARS), '12345', MERGE_ENGINE],
     javaOpts,
   );
   const wr = parseJson(w.stdout.trim()) as { rowsWritten: number | bigint; millis: number | bigint };

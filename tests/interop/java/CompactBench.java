@@ -1,7 +1,7 @@
 /*
  * CompactBench: the Paimon Java side of bench/compact.ts (one JVM per command, JSON on stdout).
  *
- *   write   <wh> <db> <tbl> <buckets> <rounds> <rowsPerRound> <valueChars> <seed>
+ *   write   <wh> <db> <tbl> <buckets> <rounds> <rowsPerRound> <valueChars> <seed> [mergeEngine]
  *       Creates a deduplicate primary-key table (id BIGINT pk, s STRING, n BIGINT, d DOUBLE;
  *       bucket = <buckets>, parquet, write-only) and writes <rounds> commits with Paimon's own
  *       writer. Each commit holds about <rowsPerRound> distinct keys drawn from a random window of
@@ -47,7 +47,7 @@ public class CompactBench {
             switch (a[0]) {
                 case "write":
                     write(a[1], a[2], a[3], Integer.parseInt(a[4]), Integer.parseInt(a[5]), Integer.parseInt(a[6]),
-                            Integer.parseInt(a[7]), Long.parseLong(a[8]));
+                            Integer.parseInt(a[7]), Long.parseLong(a[8]), a.length > 9 ? a[9] : "deduplicate");
                     break;
                 case "digest":
                     digest(a[1], a[2], a[3]);
@@ -78,8 +78,8 @@ public class CompactBench {
 
     static final char[] ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".toCharArray();
 
-    static void write(String wh, String db, String tbl, int buckets, int rounds, int perRound, int valueChars, long seed)
-            throws Exception {
+    static void write(String wh, String db, String tbl, int buckets, int rounds, int perRound, int valueChars, long seed,
+            String mergeEngine) throws Exception {
         Catalog c = catalog(wh);
         c.createDatabase(db, true);
         Schema s = Schema.newBuilder()
@@ -91,6 +91,7 @@ public class CompactBench {
                 .option("bucket", String.valueOf(buckets))
                 .option("file.format", "parquet")
                 .option("write-only", "true")
+                .option("merge-engine", mergeEngine)
                 .build();
         c.createTable(Identifier.create(db, tbl), s, false);
         FileStoreTable t = (FileStoreTable) c.getTable(Identifier.create(db, tbl));
