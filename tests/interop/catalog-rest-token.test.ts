@@ -20,10 +20,11 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
+import { freePort } from '../integration/wire-helpers.js';
 import { createCatalogTable, errorOf, firstRowOf } from './catalog-support.js';
 import { configSchema } from '../../src/config-schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -91,18 +92,6 @@ else:
     elif cmd == "delete-key":
         iam.delete_access_key(UserName=sys.argv[3], AccessKeyId=sys.argv[4])
 `;
-
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a !== null ? a.port : 0;
-      s.close(() => res(port));
-    });
-  });
-}
 
 /** TCP readiness only: an HTTP probe would use up one of moto's unauthenticated requests. */
 async function waitForPort(port: number, child: ChildProcess): Promise<void> {

@@ -14,8 +14,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../integration/wire-helpers.js';
 import { createCatalogTable, errorOf, firstRowOf, sweepProcedures } from './catalog-support.js';
 import mysql from 'mysql2/promise';
 import { configSchema } from '../../src/config-schema.js';
@@ -40,18 +40,6 @@ const VERSIONS: ReadonlyArray<[RestServerVersion, PaimonJavaVersion]> = [
   ['2.0.0', '2.0'],
   ['1.4.2', '1.4'],
 ];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a !== null ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Two days old (seconds, utimes): older than remove_orphan_files' default floor of one day. */
 const TWO_DAYS_AGO = (Date.now() - 2 * 86_400_000) / 1000;

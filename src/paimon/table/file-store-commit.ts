@@ -178,6 +178,11 @@ export class FileStoreCommit {
     this.scan = new FileStoreScan(this.manifestList, this.manifestFile);
   }
 
+  /** How partition values are printed (`partition.default-name`, `partition.legacy-name`). */
+  private partitionPathOptions(): PartitionPathOptions {
+    return { defaultName: this.option('partition.default-name'), legacyName: this.option('partition.legacy-name') !== 'false' };
+  }
+
   private option(key: string): string | undefined {
     return this.opts.tableOptions?.[key];
   }
@@ -224,7 +229,7 @@ export class FileStoreCommit {
     const metastore = metastorePartitionsOf(this.opts.tablePath);
     if (metastore === null || !metastore.keepsDataPartitions || this.opts.partitionFields.length === 0) return;
     const partitions = new Map<string, PartitionValues>();
-    const options = { defaultName: this.option('partition.default-name'), legacyName: this.option('partition.legacy-name') !== 'false' };
+    const options = this.partitionPathOptions();
     for (const e of entries) {
       if (e.kind !== 'ADD') continue;
       const key = e.partition.key();
@@ -534,10 +539,7 @@ export class FileStoreCommit {
   private async publishThroughCatalog(commit: SnapshotCommit, snapshot: Snapshot, written: readonly string[]): Promise<Snapshot | null> {
     const base = snapshot.id > FIRST_SNAPSHOT_ID ? await this.snapshotManager.tryGetSnapshot(snapshot.id - 1) : null;
     const statistics = commit.wantsStatistics
-      ? partitionStatistics(await this.scan.readDeltaEntries(snapshot), this.opts.partitionFields, {
-          defaultName: this.option('partition.default-name'),
-          legacyName: this.option('partition.legacy-name') !== 'false',
-        })
+      ? partitionStatistics(await this.scan.readDeltaEntries(snapshot), this.opts.partitionFields, this.partitionPathOptions())
       : [];
     if (!(await commit.commit(snapshot, this.branch, statistics, base?.uuid ?? null))) {
       await this.cleanUp(written);
