@@ -17,7 +17,7 @@ import { toDeleteEntry, type ManifestEntry } from '../../src/paimon/spec/manifes
 import { FileSource } from '../../src/paimon/spec/data-file-meta.js';
 import { isPaimonError } from '../../src/paimon/errors.js';
 import { VERSIONS, paimonTool, paimonToolJson, tempDir } from './avro-support.js';
-import { pypaimon } from './peers.js';
+import { pypaimons } from './peers.js';
 
 const obj = (v: JsonValue | undefined): JsonObject => {
   assert.ok(v !== undefined && isJsonObject(v), 'expected a JSON object');
@@ -57,7 +57,7 @@ for (const version of VERSIONS) {
       table = join(wh, 'interop.db', 'golden');
       rowsBefore = (await paimonTool(version, 'read', wh, 'interop', 'golden')).sort();
       assert.equal(rowsBefore.length, 2, 'the golden table has two live rows (one updated, one deleted)');
-      pyRowsBefore = await pypaimon.read(wh, 'interop', 'golden');
+      pyRowsBefore = await pypaimons.read(wh, 'interop', 'golden');
       assert.equal(pyRowsBefore.length, 2);
     });
 
@@ -114,7 +114,7 @@ for (const version of VERSIONS) {
 
       const after = (await paimonTool(version, 'read', wh, 'interop', 'golden')).sort();
       assert.deepEqual(after, rowsBefore, 'Java reads the same rows through our snapshot');
-      assert.deepEqual(await pypaimon.read(wh, 'interop', 'golden'), pyRowsBefore, 'pypaimon reads the same rows through our snapshot');
+      assert.deepEqual(await pypaimons.read(wh, 'interop', 'golden'), pyRowsBefore, 'pypaimon reads the same rows through our snapshot');
       const check = obj(await paimonToolJson(version, 'check', wh, 'interop', 'golden'));
       assert.equal(check.ok, true, `Java finds every referenced file: ${JSON.stringify(check.missing)}`);
 
@@ -187,7 +187,7 @@ for (const version of VERSIONS) {
     test('thirty of our commits later, the merged base manifests read the same in Java and pypaimon', async () => {
       const c = newCommit();
       const javaRows = (await paimonTool(version, 'read', wh, 'interop', 'golden')).sort();
-      const pyRows = await pypaimon.read(wh, 'interop', 'golden');
+      const pyRows = await pypaimons.read(wh, 'interop', 'golden');
       for (let i = 0; i < 30; i++) {
         const latest = await c.snapshotManager.latestSnapshot();
         assert.ok(latest);
@@ -207,7 +207,7 @@ for (const version of VERSIONS) {
       const base = await c.manifestList.read(latest.baseManifestList);
       assert.ok(base.length < 30, `base list was merged (${base.length} manifests)`);
       assert.deepEqual((await paimonTool(version, 'read', wh, 'interop', 'golden')).sort(), javaRows);
-      assert.deepEqual(await pypaimon.read(wh, 'interop', 'golden'), pyRows);
+      assert.deepEqual(await pypaimons.read(wh, 'interop', 'golden'), pyRows);
       const check = obj(await paimonToolJson(version, 'check', wh, 'interop', 'golden'));
       assert.equal(check.ok, true);
     });

@@ -29,7 +29,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, parseJson, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec } from './peers.js';
+import { java, tempWarehouse, copyWarehouse, canonicalJson, parseJson, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec, pypaimons } from './peers.js';
 import { executorFor, callNamed, firstRow, listTree } from './procedures-support.js';
 import { compact } from '../../procedures/compaction/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
@@ -127,7 +127,7 @@ async function assertPypaimon(wh: string, expected: string[], bitmap64: boolean,
   if (bitmap64 && blobs.size > 0) return note('pypaimon not compared: it does not read bitmap64 (V2) vectors');
   const several = [...indexFiles.entries()].filter(([, l]) => l.length > 1);
   if (several.length > 0) return note(`pypaimon not compared: ${several.length} partition(s) have several index files, pypaimon 2.0.0 applies one per partition`);
-  assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), expected, 'pypaimon rows');
+  assert.deepEqual(canon(await pypaimons.read(wh, 'db', 't')), expected, 'pypaimon rows');
 }
 
 /** Rows in the files that were not there before, per partition/bucket. */

@@ -21,7 +21,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec } from './peers.js';
+import { java, tempWarehouse, copyWarehouse, canonicalJson, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec, pypaimons } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compaction/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
@@ -205,7 +205,7 @@ for (const cs of CASES) {
       assert.ok(javaCompactedRows.length > 20);
       assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), javaCompactedRows, 'Paimon Java 1.4 rows');
       assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), javaCompactedRows, 'Paimon Java 2.0 rows');
-      assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), javaCompactedRows, 'pypaimon rows');
+      assert.deepEqual(canon(await pypaimons.read(wh, 'db', 't')), javaCompactedRows, 'pypaimon rows');
       assert.equal((await peer.check(wh, 'db', 't')).ok, true);
 
       const dump = (await peer.dump(wh, 'db', 't')) as unknown as JsonObj;
@@ -247,7 +247,7 @@ for (const cs of CASES) {
       const expected = canon(await java('2.0').read(copy, 'db', 't'));
       assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), expected, 'Paimon Java 2.0 rows');
       assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), expected, 'Paimon Java 1.4 rows');
-      assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), expected, 'pypaimon rows');
+      assert.deepEqual(canon(await pypaimons.read(wh, 'db', 't')), expected, 'pypaimon rows');
       assert.deepEqual(
         levelHistogram(liveFiles((await peer.dump(wh, 'db', 't')) as unknown as JsonObj)),
         levelHistogram(liveFiles((await peer.dump(copy, 'db', 't')) as unknown as JsonObj)),
@@ -309,7 +309,7 @@ describe('compact: vectors of large files a full compaction keeps (not rewritten
     assert.equal(expected.length, 5980);
     assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), expected, 'Paimon Java 1.4 rows');
     assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), expected, 'Paimon Java 2.0 rows');
-    assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), expected, 'pypaimon rows (it applies the vector of our new index file)');
+    assert.deepEqual(canon(await pypaimons.read(wh, 'db', 't')), expected, 'pypaimon rows (it applies the vector of our new index file)');
     const ours = (await javaDvs('1.4', wh)).dvs;
     const theirs = (await javaDvs('1.4', copy)).dvs;
     const strip = (l: JavaDv[]): Array<[string, number[]]> => l.map((d): [string, number[]] => [d.dataFile, d.positions]).sort(([a], [b]) => a.localeCompare(b));
@@ -334,7 +334,7 @@ describe('compact: vectors of large files a full compaction keeps (not rewritten
     const expected = canon(await java('1.4').read(copy, 'db', 't'));
     assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), expected, 'Paimon Java 2.0 rows');
     assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), expected, 'Paimon Java 1.4 rows');
-    assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), expected, 'pypaimon rows');
+    assert.deepEqual(canon(await pypaimons.read(wh, 'db', 't')), expected, 'pypaimon rows');
     const ours = await javaDvs('1.4', wh);
     const theirs = await javaDvs('2.0', copy);
     assert.deepEqual([ours.dvs, ours.stale], [[], []], 'no vector left, none of a dead file');

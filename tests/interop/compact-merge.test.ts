@@ -17,7 +17,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, toComparable, parseJson, parseJsonLines, type Json, type JsonObj, type PaimonJava, type TableSpec } from './peers.js';
+import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, toComparable, parseJson, parseJsonLines, type Json, type JsonObj, type PaimonJava, type TableSpec, pypaimons } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compaction/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
@@ -324,7 +324,7 @@ for (const cs of CASES.filter((c) => !only || only.includes(c.name))) {
       assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't'), maps), before14, 'Paimon Java 2.0 after our compact');
       let py: string[] | null = null;
       try {
-        py = canon(await pypaimon.read(wh, 'db', 't'), maps);
+        py = canon(await pypaimons.read(wh, 'db', 't'), maps);
       } catch (e) {
         t.diagnostic(`pypaimon cannot read ${cs.name}: ${(e as Error).message.split('\n')[0]}`);
       }

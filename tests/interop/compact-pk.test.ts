@@ -14,7 +14,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { java, pypaimon, tempWarehouse, copyWarehouse, type Json, type JsonObj, type TableSpec } from './peers.js';
+import { java, tempWarehouse, copyWarehouse, type Json, type JsonObj, type TableSpec, pypaimons } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compaction/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
@@ -232,7 +232,7 @@ for (const cs of CASES.filter((c) => (only ? only.includes(c.name) : true))) {
 
       assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), beforeRows, 'Paimon Java 1.4 rows');
       assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), beforeRows, 'Paimon Java 2.0 rows');
-      assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), beforeRows, 'pypaimon rows');
+      assert.deepEqual(canon(await pypaimons.read(wh, 'db', 't')), beforeRows, 'pypaimon rows');
       const chk = await peer.check(wh, 'db', 't');
       assert.equal(chk.ok, true);
 

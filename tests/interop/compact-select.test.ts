@@ -16,7 +16,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, parseJson, parseJsonLines, type Json, type JsonObj, type TableSpec } from './peers.js';
+import { java, tempWarehouse, copyWarehouse, canonicalJson, parseJson, parseJsonLines, type Json, type JsonObj, type TableSpec, pypaimons } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compaction/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
@@ -176,7 +176,7 @@ describe('compact selectors on a Paimon Java table: only the selected partitions
     assert.deepEqual(after.rows, beforeRows, 'Paimon Java 1.4 reads the same rows');
     if (readers === 'all') {
       assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), beforeRows, 'Paimon Java 2.0 reads the same rows');
-      assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), beforeRows, 'pypaimon reads the same rows');
+      assert.deepEqual(canon(await pypaimons.read(wh, 'db', 't')), beforeRows, 'pypaimon reads the same rows');
     }
 
   }

@@ -19,7 +19,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, pypaimon, tempWarehouse, copyWarehouse, parseJson, PAIMON_JAVA_VERSIONS, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec } from './peers.js';
+import { java, pypaimon, tempWarehouse, copyWarehouse, parseJson, PAIMON_JAVA_VERSIONS, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec, pypaimons } from './peers.js';
 import { executorFor, callNamed, firstRow } from './procedures-support.js';
 import { compact } from '../../procedures/compaction/compact.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
@@ -304,7 +304,7 @@ describe('sort compaction of an unaware-bucket append table written by Paimon Ja
       // Every reader sees the same multiset of rows.
       assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), beforeRows, 'Paimon Java 1.4 rows');
       assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), beforeRows, 'Paimon Java 2.0 rows');
-      assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), beforeRows, 'pypaimon rows');
+      assert.deepEqual(canon(await pypaimons.read(wh, 'db', 't')), beforeRows, 'pypaimon rows');
 
       // One OVERWRITE snapshot: the selected partitions' files replaced, the others untouched.
       const dump = (await peer.dump(wh, 'db', 't')) as unknown as JsonObj;

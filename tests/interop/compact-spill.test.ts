@@ -18,7 +18,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, type Json, type JsonObj, type TableSpec } from './peers.js';
+import { java, pypaimon, tempWarehouse, copyWarehouse, canonicalJson, type Json, type JsonObj, type TableSpec, pypaimons } from './peers.js';
 import { closeDataEngine, dataTempDir } from '../../src/paimon/data/duckdb-engine.js';
 import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
 import { SnapshotManager } from '../../src/paimon/table/snapshot-manager.js';
@@ -135,7 +135,7 @@ for (const cs of CASES) describe(`compact: primary-key table (${cs.name}) with 2
     assert.deepEqual(compactionTemp(), []);
     assert.deepEqual(canon(await java('1.4').read(wh, 'db', 't')), rowsBefore, 'Paimon Java 1.4 rows');
     assert.deepEqual(canon(await java('2.0').read(wh, 'db', 't')), rowsBefore, 'Paimon Java 2.0 rows');
-    assert.deepEqual(canon(await pypaimon.read(wh, 'db', 't')), rowsBefore, 'pypaimon rows');
+    assert.deepEqual(canon(await pypaimons.read(wh, 'db', 't')), rowsBefore, 'pypaimon rows');
     const ours = liveFiles((await java('1.4').dump(wh, 'db', 't')) as unknown as JsonObj);
     const theirs = liveFiles((await java('1.4').dump(javaCopy, 'db', 't')) as unknown as JsonObj);
     assert.deepEqual(levelHistogram(ours), levelHistogram(theirs));

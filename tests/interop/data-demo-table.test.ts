@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
 import { ensureDemoTable, demoExpectedOrders, type DemoOrder } from '../../src/paimon/table/demo-table.js';
 import { closeDataEngine } from '../../src/paimon/data/duckdb-engine.js';
-import { java, pypaimon, tempWarehouse, canonicalSort, type Row } from './peers.js';
+import { java, tempWarehouse, canonicalSort, type Row, pypaimons } from './peers.js';
 
 after(async () => {
   await closeDataEngine();
@@ -37,7 +37,7 @@ test('the demo table written by our library reads the same in Paimon Java 1.4, 2
 
   assert.deepEqual(await java('1.4').read(wh, 'demo', 'orders'), expected);
   assert.deepEqual(await java('2.0').read(wh, 'demo', 'orders'), expected);
-  assert.deepEqual(await pypaimon.read(wh, 'demo', 'orders'), expected);
+  assert.deepEqual(await pypaimons.read(wh, 'demo', 'orders'), expected);
 
   // every snapshot of the history reads without a missing file
   const check = await java('1.4').check(wh, 'demo', 'orders');

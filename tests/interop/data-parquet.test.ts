@@ -10,7 +10,7 @@ import { test, describe, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { java, pypaimon, tempWarehouse, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec } from './peers.js';
+import { java, tempWarehouse, type Json, type JsonObj, type PaimonJavaVersion, type TableSpec, pypaimons } from './peers.js';
 import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
 import { readKeyValues, readValueRows } from '../../src/paimon/data/parquet-reader.js';
 import { AppendDataFileWriter, KeyValueDataFileWriter } from '../../src/paimon/data/parquet-writer.js';
@@ -421,7 +421,7 @@ describe('Parquet files we write and commit are read by Paimon Java 1.4, 2.0 and
       const sorted = (rows: JsonObj[]) => sortRows(rows.map((r) => normJava(r)));
       assert.deepEqual(sorted(await java('1.4').read(wh, 'db', name)), sorted(before), 'Paimon Java 1.4 reads the same rows');
       assert.deepEqual(sorted(await java('2.0').read(wh, 'db', name)), sorted(before), 'Paimon Java 2.0 reads the same rows');
-      assert.deepEqual(sorted(await pypaimon.read(wh, 'db', name)), sorted(before), 'pypaimon reads the same rows');
+      assert.deepEqual(sorted(await pypaimons.read(wh, 'db', name)), sorted(before), 'pypaimon reads the same rows');
 
       // Java sees exactly our files, with the level and source we gave them.
       const after = liveFiles((await peer.dump(wh, 'db', name)) as unknown as JsonObject);

@@ -7,24 +7,7 @@ import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  MATRIX_DB,
-  MATRIX_TABLES,
-  PAIMON_JAVA_VERSIONS,
-  canonicalJson,
-  canonicalSort,
-  copyWarehouse,
-  java,
-  matrixWarehouse,
-  parseJson,
-  parseJsonLines,
-  pypaimon,
-  tempWarehouse,
-  toComparable,
-  type PaimonJavaVersion,
-  type Row,
-  type TableDump,
-} from './peers.js';
+import { MATRIX_DB, MATRIX_TABLES, PAIMON_JAVA_VERSIONS, canonicalJson, canonicalSort, copyWarehouse, java, matrixWarehouse, parseJson, parseJsonLines, pypaimon, tempWarehouse, toComparable, type PaimonJavaVersion, type Row, type TableDump, pypaimons } from './peers.js';
 
 const FULL: Record<PaimonJavaVersion, string> = { '1.4': '1.4.2', '2.0': '2.0.0' };
 
@@ -223,8 +206,8 @@ for (const v of PAIMON_JAVA_VERSIONS) {
       ]);
       // The typed wrapper gives the same answer as the batch step.
       assert.deepEqual(await j.read(wh, MATRIX_DB, 'history', 3n), atTag);
-      assert.deepEqual(toComparable(await pypaimon.read(wh, MATRIX_DB, 'history', 'tag:t3')), toComparable(atTag));
-      assert.deepEqual(toComparable(await pypaimon.read(wh, MATRIX_DB, 'history', 'branch:b1')), toComparable(branch));
+      assert.deepEqual(toComparable(await pypaimons.read(wh, MATRIX_DB, 'history', 'tag:t3')), toComparable(atTag));
+      assert.deepEqual(toComparable(await pypaimons.read(wh, MATRIX_DB, 'history', 'branch:b1')), toComparable(branch));
     });
 
     test('pypaimon sees the same history metadata as Java (snapshots, schema, tags, branches, consumers)', async () => {
@@ -272,7 +255,7 @@ for (const v of PAIMON_JAVA_VERSIONS) {
       await java(v).compact(pwh, created.database, 'py_pk_dv');
       const dvRows = await java(v).read(pwh, created.database, 'py_pk_dv');
       assert.deepEqual(dvRows.map((r) => canonicalJson(r)), ['{"id":1,"v":"a"}', '{"id":2,"v":"b"}', '{"id":3,"v":"c"}', '{"id":4,"v":"d"}']);
-      assert.deepEqual(toComparable(await pypaimon.read(pwh, created.database, 'py_pk_dv')), toComparable(dvRows));
+      assert.deepEqual(toComparable(await pypaimons.read(pwh, created.database, 'py_pk_dv')), toComparable(dvRows));
       const pk = (jall.get('py_pk') as { rows: Row[] }).rows.map((r) => canonicalJson(r));
       assert.deepEqual(pk, [
         '{"dt":"2024-01-01","id":1,"name":"a3","v":-9223372036854775808}',
@@ -342,7 +325,7 @@ for (const v of PAIMON_JAVA_VERSIONS) {
 
       assert.deepEqual(lines(4), ['{"id":2,"big":1,"d":"0.01","ts":null,"s":"y"}']);
       // Tag keep pins snapshot 2 (the state read in step 4), through expiry and the later writes.
-      assert.deepEqual(toComparable(await pypaimon.read(cw, 'scratch', 'w', 'tag:keep')), toComparable(parseJsonLines((res[4] as { stdout: string }).stdout)));
+      assert.deepEqual(toComparable(await pypaimons.read(cw, 'scratch', 'w', 'tag:keep')), toComparable(parseJsonLines((res[4] as { stdout: string }).stdout)));
       assert.deepEqual((out(5).commits as { snapshotId: number }[]).map((x) => Number(x.snapshotId)), [3, 4, 5]);
 
       const dw = out(9) as unknown as TableDump;
@@ -390,7 +373,7 @@ for (const v of PAIMON_JAVA_VERSIONS) {
       assert.equal(r.success, true);
       assert.equal(Number(r.latestSnapshotId), 6);
       assert.deepEqual(await j.read(cw, MATRIX_DB, 'history'), await j.read(wh, MATRIX_DB, 'history', 'tag:t1'));
-      assert.deepEqual(toComparable(await pypaimon.read(cw, MATRIX_DB, 'history')), toComparable(await j.read(cw, MATRIX_DB, 'history')));
+      assert.deepEqual(toComparable(await pypaimons.read(cw, MATRIX_DB, 'history')), toComparable(await j.read(cw, MATRIX_DB, 'history')));
     });
 
     test('synth-history builds a metadata-only history that read-metadata and list-files walk', async () => {

@@ -9,18 +9,7 @@ import assert from 'node:assert/strict';
 import { LocalFileIO } from '../../src/paimon/fs/local-file-io.js';
 import { FileSystemCatalog } from '../../src/paimon/catalog/filesystem-catalog.js';
 import { localDateTimeOf, localDateTimeToString } from '../../src/paimon/spec/tag.js';
-import {
-  MATRIX_DB,
-  PAIMON_JAVA_VERSIONS,
-  canonicalSort,
-  copyWarehouse,
-  java,
-  matrixWarehouse,
-  parseJsonLines,
-  pypaimon,
-  toComparable,
-  type Row,
-} from './peers.js';
+import { MATRIX_DB, PAIMON_JAVA_VERSIONS, canonicalSort, copyWarehouse, java, matrixWarehouse, parseJsonLines, pypaimon, toComparable, type Row, pypaimons } from './peers.js';
 
 const T = 'history';
 
@@ -102,7 +91,7 @@ for (const version of PAIMON_JAVA_VERSIONS) {
       );
       assert.deepEqual([...py.branches].sort(), ['b1', 'b_empty', 'our_b', 'our_empty', 'our_s2']);
       assert.deepEqual(toComparable(py.consumers), { c1: { nextSnapshot: 4 }, our_c: { nextSnapshot: 3 } });
-      assert.deepEqual(await pypaimon.read(wh, MATRIX_DB, T, 'tag:our_t4'), reads.get('4'));
+      assert.deepEqual(await pypaimons.read(wh, MATRIX_DB, T, 'tag:our_t4'), reads.get('4'));
     });
 
     test('fast-forward of main to a branch: Java and pypaimon read main as the branch', async () => {
@@ -118,7 +107,7 @@ for (const version of PAIMON_JAVA_VERSIONS) {
       const dump = await java(version).dump(wh, MATRIX_DB, T);
       assert.equal(String(dump.latestSnapshotId), dump.hints.LATEST, 'LATEST is exact after fast-forward');
       assert.deepEqual(dump.tags.map((t) => t.name).sort(), ['bt1', 't1', 't3']);
-      assert.deepEqual(await pypaimon.read(wh, MATRIX_DB, T), before.get('branch:b1'));
+      assert.deepEqual(await pypaimons.read(wh, MATRIX_DB, T), before.get('branch:b1'));
     });
   });
 }

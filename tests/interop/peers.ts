@@ -77,6 +77,10 @@
  *     .dumpSnapshots(wh, db, t, branch?) what pypaimon sees (latest id, snapshots, schema, tags,
  *                                branches, consumers)
  *     .write(wh, db, t, rows)    one commit of canonical rows
+ *   pypaimon21                 the same for pypaimon 2.1.0
+ *   pypaimons                  both versions at once: .read(...) runs 2.0.0 and 2.1.0 side by side
+ *                              and rejects unless both read the same rows (returned once), so a
+ *                              test comparing them with Java checks both readers
  *
  *   matrixWarehouse(version)   the create-matrix warehouse, built once per test run under
  *                              $TEST_TMP/paimon-matrix-<version> and shared READ-ONLY by all tests.
@@ -1107,6 +1111,19 @@ export class PyPaimon {
 
 export const pypaimon = new PyPaimon('2.0.0');
 export const pypaimon21 = new PyPaimon('2.1.0');
+
+/** Both pinned pypaimon versions as one reader (see the module comment). */
+export const pypaimons = {
+  async read(wh: string, db: string, table: string, target?: string | number | bigint): Promise<Row[]> {
+    const [a, b] = await Promise.all([pypaimon.read(wh, db, table, target), pypaimon21.read(wh, db, table, target)]);
+    const ca = canonicalJson(toComparable(a));
+    const cb = canonicalJson(toComparable(b));
+    if (ca !== cb) {
+      throw new PeerError(`pypaimon 2.1.0 reads other rows than pypaimon 2.0.0 from ${db}.${table}${target === undefined ? '' : ` at ${String(target)}`} (${b.length} against ${a.length} rows)`, null, cb.slice(0, 2000), ca.slice(0, 2000));
+    }
+    return a;
+  },
+};
 
 // ------------------------------------------------------------------------------------------------
 // S3-compatible store

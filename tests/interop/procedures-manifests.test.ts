@@ -12,7 +12,7 @@ import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { manifestProcedures } from '../../procedures/manifests/index.js';
-import { KIND_TABLES, callNamed, copyWarehouse, executorFor, firstRow, kindsWarehouse, listTree, pyReadMany, tempDir, type PaimonVersion } from './procedures-support.js';
+import { KIND_TABLES, PY_KIND_READERS, callNamed, copyWarehouse, executorFor, firstRow, kindsWarehouse, listTree, pyReadMany, tempDir, type PaimonVersion } from './procedures-support.js';
 import { canonicalSort, java, parseJson, toComparable, type PaimonJavaVersion, type Row } from './peers.js';
 
 const DB = 'interop';
@@ -86,21 +86,26 @@ for (const full of ['1.4.2', '2.0.0'] as const) {
         assert.deepEqual(at(2), at(1), `${k.name}: Java reads the same rows from both copies`);
         assert.deepEqual(at(4), at(3), `${k.name}: Java reads the same rows at tag2 from both copies`);
       });
-      const py = await pyReadMany(KIND_TABLES.flatMap((k) => [
+      const specs = KIND_TABLES.flatMap((k) => [
         { key: `a-${k.name}`, warehouse: a, db: DB, table: k.name },
         { key: `b-${k.name}`, warehouse: b, db: DB, table: k.name },
-      ]));
-      KIND_TABLES.forEach((k, i) => {
-        if (k.pypaimon.kind === 'none') return; // KIND_TABLES says why
-        const pa = py.get(`a-${k.name}`);
-        const pb = py.get(`b-${k.name}`);
-        assert.ok(pa && 'rows' in pa && pb && 'rows' in pb, `pypaimon reads both copies of ${k.name}`);
-        assert.deepEqual(toComparable(pb.rows), toComparable(pa.rows), `pypaimon reads the same rows of ${k.name} from both copies`);
-        if (k.pypaimon.kind === 'java') {
-          const javaSide = toComparable(canonicalSort(javaRows(results[i * 5 + 1]?.stdout ?? '').map((l) => parseJson(l) as Row)));
-          assert.deepEqual(toComparable(pb.rows), javaSide, `pypaimon reads what Java reads of ${k.name}`);
-        }
-      });
+      ]);
+      for (const r of PY_KIND_READERS) {
+        const py = await pyReadMany(specs, r.peer);
+        const who = `pypaimon ${r.peer.version}`;
+        KIND_TABLES.forEach((k, i) => {
+          const reads = r.reads(k);
+          if (reads.kind === 'none') return; // KIND_TABLES says why
+          const pa = py.get(`a-${k.name}`);
+          const pb = py.get(`b-${k.name}`);
+          assert.ok(pa && 'rows' in pa && pb && 'rows' in pb, `${who} reads both copies of ${k.name}`);
+          assert.deepEqual(toComparable(pb.rows), toComparable(pa.rows), `${who} reads the same rows of ${k.name} from both copies`);
+          if (reads.kind === 'java') {
+            const javaSide = toComparable(canonicalSort(javaRows(results[i * 5 + 1]?.stdout ?? '').map((l) => parseJson(l) as Row)));
+            assert.deepEqual(toComparable(pb.rows), javaSide, `${who} reads what Java reads of ${k.name}`);
+          }
+        });
+      }
     });
 
     test('Java keeps writing after our compaction, and compacts again on top of ours', async () => {

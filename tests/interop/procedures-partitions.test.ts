@@ -28,7 +28,7 @@ import { ProcedureRegistry } from '../../procedures/framework/registry.js';
 import { configSchema } from '../../src/config-schema.js';
 import { partitionProcedures } from '../../procedures/partitions/index.js';
 import { callNamed, executorFor, liveDataFiles } from './procedures-support.js';
-import { canonicalSort, copyWarehouse, java, parseJson, pypaimon, tempWarehouse, type PaimonJavaVersion, type Row, type TableSpec } from './peers.js';
+import { canonicalSort, copyWarehouse, java, parseJson, pypaimon, tempWarehouse, type PaimonJavaVersion, type Row, type TableSpec, pypaimons } from './peers.js';
 
 const DB = 'db';
 
@@ -197,7 +197,7 @@ for (const v of VERSIONS) {
           await assert.rejects(pypaimon.read(a, DB, s.table));
           await assert.rejects(pypaimon.read(b, DB, s.table));
         } else {
-          assert.deepEqual(await pypaimon.read(b, DB, s.table), canonicalSort(javaRows));
+          assert.deepEqual(await pypaimons.read(b, DB, s.table), canonicalSort(javaRows));
         }
         // Java accepts the table and keeps writing on it.
         assert.equal((await peer.check(b, DB, s.table)).ok, true);

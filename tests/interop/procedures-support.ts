@@ -20,7 +20,7 @@ import type { ProcedureDefinition } from '../../procedures/framework/registry.js
 import { configSchema } from '../../src/config-schema.js';
 import { FileSystemCatalog } from '../../src/paimon/catalog/filesystem-catalog.js';
 import { mergeEntries as mergeMaintenanceEntries, type MaintenanceFileEntry } from '../../src/paimon/maintenance/types.js';
-import { canonicalSort, parseJson as parsePeerJson, parseJsonLines, pypaimon, sharedDirectory, tempWarehouse, toComparable, type Json, type Row } from './peers.js';
+import { canonicalSort, parseJson as parsePeerJson, parseJsonLines, pypaimon, pypaimon21, sharedDirectory, tempWarehouse, toComparable, type Json, type PyPaimon, type Row } from './peers.js';
 
 const run = promisify(execFile);
 /** PROCS_JAVA_DIR lets a run use a frozen copy of the built tool (tests/interop/java by default). */
@@ -306,9 +306,9 @@ export async function liveDataFiles(wh: string, db: string, tbl: string): Promis
 // ------------------------------------------------------------------ every table kind, and pypaimon
 
 /**
- * How pypaimon 2.0.0 reads a table kind: `java` = the same rows as Paimon Java; `self` = the same
- * rows on both copies but not Java's (with the reason); `none` = it cannot read the table at all
- * (with the reason; the test checks that it still fails, so a fixed pypaimon is noticed).
+ * How a pypaimon version reads a table kind: `java` = the same rows as Paimon Java; `self` = the
+ * same rows on both copies but not Java's (with the reason); `none` = it cannot read the table at
+ * all (with the reason; the test checks that it still fails, so a fixed pypaimon is noticed).
  */
 export type PyReads = { kind: 'java' } | { kind: 'self' | 'none'; reason: string };
 
@@ -316,8 +316,15 @@ export interface KindTable {
   name: string;
   about: string;
   schema: object;
+  /** How pypaimon 2.0.0 reads it; 2.1.0 reads every kind as Paimon Java does. */
   pypaimon: PyReads;
 }
+
+/** The pinned pypaimon versions every kind is read with, and how each reads a kind. */
+export const PY_KIND_READERS: ReadonlyArray<{ peer: PyPaimon; reads(k: KindTable): PyReads }> = [
+  { peer: pypaimon, reads: (k) => k.pypaimon },
+  { peer: pypaimon21, reads: () => ({ kind: 'java' }) },
+];
 
 const KIND_FIELDS = [
   { name: 'id', type: 'INT NOT NULL' },
@@ -448,11 +455,11 @@ export interface PyReadSpec {
 }
 
 /** Many pypaimon reads in ONE python process (paimon_peer.py read-many): key -> rows or error. */
-export async function pyReadMany(specs: PyReadSpec[]): Promise<Map<string, { rows: Row[] } | { error: string }>> {
+export async function pyReadMany(specs: PyReadSpec[], peer: PyPaimon = pypaimon): Promise<Map<string, { rows: Row[] } | { error: string }>> {
   const dir = tempDir('py-read-many-');
   const f = join(dir, 'specs.json');
   writeFileSync(f, JSON.stringify(specs));
-  const r = await pypaimon.run(['read-many', join(dir, 'out'), f], { timeoutMs: 600_000 });
+  const r = await peer.run(['read-many', join(dir, 'out'), f], { timeoutMs: 600_000 });
   const parsed = parsePeerJson(r.stdout.trim().split('\n').pop() ?? 'null') as { results: Record<string, { ok: boolean; error?: string }> };
   const out = new Map<string, { rows: Row[] } | { error: string }>();
   for (const [key, st] of Object.entries(parsed.results)) {
@@ -492,10 +499,10 @@ export interface KindsCase {
 /**
  * One maintenance operation on every KIND_TABLES table: copies of the kinds warehouse, Java's
  * implementation on one (all tables in ONE JVM, with its reads and `check`s of both copies), ours
- * on the other, then ONE pypaimon process reads both copies. Asserts: the same files left (unless
+ * on the other, then ONE process of each pypaimon version reads both copies. Asserts: the same files left (unless
  * sameFiles is false), Java's `check` passes on our copy, Java reads the same rows from both copies,
- * and pypaimon reads those rows from both copies (per table: the same as Java, only the same on
- * both copies, or still unable to read it, as KIND_TABLES states).
+ * and each pypaimon version reads those rows from both copies (per table: the same as Java, only
+ * the same on both copies, or still unable to read it, as PY_KIND_READERS states).
  */
 export async function differentialKinds(v: PaimonVersion, c: KindsCase): Promise<{ a: string; b: string }> {
   const prepare = c.prepare;
@@ -534,7 +541,7 @@ export async function differentialKinds(v: PaimonVersion, c: KindsCase): Promise
       specs.push({ key: keyOf('b', k.name, target), warehouse: b, db: 'interop', table: k.name, ...(target ? { target } : {}) });
     }
   }
-  const py = await pyReadMany(specs);
+  const pys = await Promise.all(PY_KIND_READERS.map(async (r) => ({ ...r, got: await pyReadMany(specs, r.peer) })));
   for (const k of KIND_TABLES) {
     const where = `${k.name} (${k.about}), Paimon ${v}, ${c.name}`;
     if (c.sameFiles !== false) {
@@ -545,17 +552,21 @@ export async function differentialKinds(v: PaimonVersion, c: KindsCase): Promise
       const ja = javaRows(outs[readIndex.get(`a|${k.name}|${target ?? ''}`) ?? -1] ?? '');
       const jb = javaRows(outs[readIndex.get(`b|${k.name}|${target ?? ''}`) ?? -1] ?? '');
       assert.deepEqual(jb, ja, `Paimon Java reads the same rows from both copies: ${label}`);
-      const pa = py.get(keyOf('a', k.name, target));
-      const pb = py.get(keyOf('b', k.name, target));
-      if (k.pypaimon.kind === 'none') {
-        // Skipped, with the reason in KIND_TABLES; still failing, so a fixed pypaimon is noticed.
-        assert.ok(pa && 'error' in pa && pb && 'error' in pb, `pypaimon now reads ${label}: update KIND_TABLES (${k.pypaimon.reason})`);
-        continue;
+      for (const py of pys) {
+        const pa = py.got.get(keyOf('a', k.name, target));
+        const pb = py.got.get(keyOf('b', k.name, target));
+        const reads = py.reads(k);
+        const who = `pypaimon ${py.peer.version}`;
+        if (reads.kind === 'none') {
+          // Skipped, with the reason in KIND_TABLES; still failing, so a fixed pypaimon is noticed.
+          assert.ok(pa && 'error' in pa && pb && 'error' in pb, `${who} now reads ${label}: update KIND_TABLES (${reads.reason})`);
+          continue;
+        }
+        assert.ok(pa && 'rows' in pa, `${who} failed on the Java copy: ${label}: ${pa && 'error' in pa ? pa.error : 'missing'}`);
+        assert.ok(pb && 'rows' in pb, `${who} failed on our copy: ${label}: ${pb && 'error' in pb ? pb.error : 'missing'}`);
+        assert.deepEqual(toComparable(pb.rows), toComparable(pa.rows), `${who} reads the same rows from both copies: ${label}`);
+        if (reads.kind === 'java') assert.deepEqual(toComparable(pb.rows), ja, `${who} reads what Paimon Java reads: ${label}`);
       }
-      assert.ok(pa && 'rows' in pa, `pypaimon failed on the Java copy: ${label}: ${pa && 'error' in pa ? pa.error : 'missing'}`);
-      assert.ok(pb && 'rows' in pb, `pypaimon failed on our copy: ${label}: ${pb && 'error' in pb ? pb.error : 'missing'}`);
-      assert.deepEqual(toComparable(pb.rows), toComparable(pa.rows), `pypaimon reads the same rows from both copies: ${label}`);
-      if (k.pypaimon.kind === 'java') assert.deepEqual(toComparable(pb.rows), ja, `pypaimon reads what Paimon Java reads: ${label}`);
     }
   }
   return { a, b };

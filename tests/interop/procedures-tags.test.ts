@@ -22,7 +22,7 @@ import { tagProcedures } from '../../procedures/tags/index.js';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { callNamed, copyWarehouse, executorFor, firstRow } from './procedures-support.js';
-import { canonicalSort, pypaimon, tempWarehouse, type PaimonJavaVersion } from './peers.js';
+import { canonicalSort, tempWarehouse, type PaimonJavaVersion, pypaimons } from './peers.js';
 import { assertSameFiles, copies, DB, rowsOf, TABLE_DIR, tableFiles, tagBatch, tagNames, tagsHistory, TBL, type StepResult } from './tags-support.js';
 
 const T = `${DB}.${TBL}`;
@@ -212,9 +212,9 @@ for (const v of VERSIONS) {
       test('pypaimon reads the same rows as Java at a remaining tag and the latest snapshot of ours', async () => {
         const { b } = pairs.get(SCENARIOS[0].name)!;
         const javaAtTag = rowsOf(step(`${SCENARIOS[0].name}/b/tag8`)).map((l) => JSON.parse(l));
-        const pyAtTag = await pypaimon.read(b, DB, TBL, 'tag:tag8');
+        const pyAtTag = await pypaimons.read(b, DB, TBL, 'tag:tag8');
         assert.deepEqual(canonicalSort(pyAtTag), canonicalSort(javaAtTag));
-        const pyLatest = await pypaimon.read(b, DB, TBL);
+        const pyLatest = await pypaimons.read(b, DB, TBL);
         assert.deepEqual(canonicalSort(pyLatest), canonicalSort(rowsOf(step(`${SCENARIOS[0].name}/b/latest`)).map((l) => JSON.parse(l))));
       });
 
