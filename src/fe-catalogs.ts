@@ -16,6 +16,7 @@
  *    this proxy's own `catalogs_from_fe.overrides`, and a catalog still lacking one is skipped
  *    with a message naming the catalog and the key.
  */
+import { createHash } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { catalogSchema, type CatalogConfig } from './config-schema.js';
 import type { CatalogProvider, ProcedureCatalog } from '../procedures/framework/catalog.js';
@@ -223,7 +224,8 @@ export class FeCatalogDiscovery implements CatalogProvider {
           continue;
         }
         // An unchanged definition keeps its catalog (and its connections); a changed one is rebuilt.
-        const definition = JSON.stringify(def.catalog);
+        // Kept as a digest, so the secrets in it are not held in memory a second time.
+        const definition = createHash('sha256').update(JSON.stringify(def.catalog)).digest('hex');
         const old = this.discovered.get(name);
         if (old !== undefined && old.definition === definition) {
           next.set(name, old);

@@ -206,6 +206,8 @@ export async function runExpirePartitions(args: ExpirePartitionsArgs, ctx: Proce
   const rows: ResultRow[] = [];
   let base = state;
   let committedAny = false;
+  // Other branches' partitions, read once for the whole call: this call's commits touch only its own branch.
+  let keptByOtherBranches: Promise<Set<string>> | null = null;
   for (let b = 0; b < batches.length; b++) {
     ctx.throwIfAborted();
     const batch = batches[b];
@@ -220,7 +222,7 @@ export async function runExpirePartitions(args: ExpirePartitionsArgs, ctx: Proce
     const metastore = metastorePartitionsOf(t.location);
     const metastoreKept = metastore !== null && metastore.keepsDataPartitions ? metastore : null;
     if (metastoreKept !== null) {
-      const kept = await partitionsOfOtherBranches(t, keys);
+      const kept = await (keptByOtherBranches ??= partitionsOfOtherBranches(t, new Set(selection.expired.map((x) => x.partition.key()))));
       const drop = batch.filter((x) => !kept.has(x.partition.key())).map((x) => x.spec);
       ctx.progress({ phase: 'metastore', message: `dropping ${drop.length} partition(s)` });
       await dropFromMetastore(metastoreKept, drop, `${drop.length} partition(s) (${label})`, t);
