@@ -3,9 +3,12 @@
 #   direct            sysbench -> MariaDB
 #   haproxy           sysbench -> HAProxy (Debian, TCP mode: a layer-4 relay, the floor of any proxy) -> MariaDB
 #   proxy             sysbench -> paimon-procedure-proxy (relay mode) -> MariaDB
+#   node floor        sysbench -> bench/node-relay-floor.mjs (bytes copied both ways, nothing parsed:
+#                     the floor of a relay on Node's socket API) -> MariaDB; BENCH_FLOOR=0 leaves it out
 # Workloads: sysbench oltp_point_select and oltp_read_only, at 1, 16 and 64 threads.
-# Prints throughput ratios (proxy/direct, proxy/haproxy), the p95 latency the proxy adds, and the
-# proxy's CPU time per forwarded query (from /proc/<pid>/stat; HAProxy's beside it). Not part of `npm test`.
+# Prints throughput ratios (proxy/direct, proxy/haproxy, node floor/haproxy), the p95 latency the
+# proxy adds, and the CPU time per forwarded query of the proxy, HAProxy and the node floor (from
+# /proc/<pid>/stat, workers included). Not part of `npm test`.
 #
 # Usage: bench/sysbench.sh [seconds-per-run (default 10)]
 #   BENCH_THREADS="1 16 64" BENCH_WORKLOADS="oltp_point_select oltp_read_only" BENCH_PS_MODE=disable
@@ -14,6 +17,13 @@
 #   BENCH_PROXY_WORKERS (the proxy's listen.workers; default: as many as HAProxy's threads; its
 #     CPU is summed over the worker processes). With fewer processes than HAProxy has threads,
 #     the proxy gets a smaller share of a loaded machine and the comparison is not like for like.
+#   BENCH_STRACE=1: count the system calls of the relays (strace -c -f on HAProxy and on every proxy
+#     worker) during each of their runs, into $OUT/strace-<label>-<workload>-<threads>.txt; this slows
+#     them down a lot, so throughput and CPU figures of such a run mean nothing, only calls per query.
+#   BENCH_PERF=1: likewise, `perf record -g` of HAProxy and of the proxy workers during their runs, into
+#     $OUT/perf-<label>-<workload>-<threads>.data (add BENCH_NODE_ARGS=--perf-basic-prof for JS names).
+#   BENCH_NODE_ARGS: extra node options for the proxy, inherited by its workers (e.g.
+#     "--cpu-prof --cpu-prof-dir=DIR": each process writes its profile when the script stops it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -37,8 +47,10 @@ mariadb_install
 
 HAPROXY_PID=""
 PROXY_PID=""
+FLOOR_PID=""
 cleanup() {
-  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null || true
+  [ -n "$FLOOR_PID" ] && kill "$FLOOR_PID" 2>/dev/null || true
+  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null && wait "$PROXY_PID" 2>/dev/null || true
   [ -n "$HAPROXY_PID" ] && kill "$HAPROXY_PID" 2>/dev/null || true
   mariadb_stop || true
 }
@@ -75,9 +87,16 @@ HAPROXY_PID=$!
 
 # The proxy, relay mode, as users run it (compiled by tsx on load; the hot path is plain JS).
 PX_PORT=$(_mariadb_free_port)
-PPP_LOG_LEVEL=warn node --import tsx src/cli.ts serve --host 127.0.0.1 --port "$PX_PORT" --upstream "127.0.0.1:$DB_PORT" --workers "$PROXY_WORKERS" \
+# shellcheck disable=SC2086 # BENCH_NODE_ARGS is a list of options
+PPP_LOG_LEVEL=warn node ${BENCH_NODE_ARGS:-} --import tsx src/cli.ts serve --host 127.0.0.1 --port "$PX_PORT" --upstream "127.0.0.1:$DB_PORT" --workers "$PROXY_WORKERS" \
   --warehouse "$OUT/warehouse" >"$OUT/proxy.log" 2>&1 &
 PROXY_PID=$!
+FLOOR=${BENCH_FLOOR:-1}
+FL_PORT=$(_mariadb_free_port)
+if [ "$FLOOR" = 1 ]; then
+  node bench/node-relay-floor.mjs "$FL_PORT" "$DB_PORT" "$PROXY_WORKERS" >"$OUT/floor.log" 2>&1 &
+  FLOOR_PID=$!
+fi
 for _ in $(seq 300); do
   mariadb --no-defaults -h127.0.0.1 -P"$PX_PORT" -u"$MARIADB_USER" -p"$MARIADB_PASSWORD" -e 'SELECT 1' >/dev/null 2>&1 && break
   sleep 0.2
@@ -86,6 +105,13 @@ for _ in $(seq 50); do
   mariadb --no-defaults -h127.0.0.1 -P"$HA_PORT" -u"$MARIADB_USER" -p"$MARIADB_PASSWORD" -e 'SELECT 1' >/dev/null 2>&1 && break
   sleep 0.2
 done
+
+if [ "$FLOOR" = 1 ]; then
+  for _ in $(seq 50); do
+    mariadb --no-defaults -h127.0.0.1 -P"$FL_PORT" -u"$MARIADB_USER" -p"$MARIADB_PASSWORD" -e 'SELECT 1' >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+fi
 
 CLK_TCK=$(getconf CLK_TCK)
 # utime + stime of a process and its direct children (the workers when listen.workers > 1)
@@ -97,10 +123,41 @@ cpu_ticks() {
   echo "$t"
 }
 
+# strace_start <label> <workload> <threads> <pid>: with BENCH_STRACE, counts the system calls of
+# <pid>'s threads and worker processes until strace_stop
+STRACE_PID=""
+strace_start() {
+  [ -n "${BENCH_STRACE:-}" ] || return 0
+  local p args=()
+  for p in "$4" $(cat "/proc/$4/task/"*/children 2>/dev/null); do args+=(-p "$p"); done
+  strace -f -c -o "$OUT/strace-$1-$2-$3.txt" "${args[@]}" 2>/dev/null &
+  STRACE_PID=$!
+  sleep 1
+}
+PERF_PID=""
+perf_start() {
+  [ -n "${BENCH_PERF:-}" ] || return 0
+  local pids
+  pids=$(cat "/proc/$4/task/"*/children 2>/dev/null | xargs | tr ' ' ',')
+  perf record -F 999 -g -p "${pids:-$4}" -o "$OUT/perf-$1-$2-$3.data" >"$OUT/perf-$1-$2-$3.log" 2>&1 &
+  PERF_PID=$!
+  sleep 1
+}
+tracers_stop() {
+  local p
+  for p in $STRACE_PID $PERF_PID; do
+    kill -INT "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
+  STRACE_PID=""; PERF_PID=""
+}
+
 # run_one <workload> <threads> <port> <label> -> writes "$OUT/<label>-<workload>-<threads>.log"
 run_one() {
+  case "$4" in haproxy*) strace_start "$4" "$1" "$2" "$HAPROXY_PID"; perf_start "$4" "$1" "$2" "$HAPROXY_PID" ;; proxy*) strace_start "$4" "$1" "$2" "$PROXY_PID"; perf_start "$4" "$1" "$2" "$PROXY_PID" ;; esac
   sysbench "$1" "${SB_COMMON[@]}" --mysql-port="$3" --threads="$2" --time="$SECONDS_PER_RUN" \
     --db-ps-mode="$PS_MODE" --percentile=95 --rand-type=uniform run >"$OUT/$4-$1-$2.log" 2>&1 || echo "run $4 $1 $2 failed: see $OUT/$4-$1-$2.log" >&2
+  tracers_stop
 }
 qps_of() { sed -n 's/.*queries: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$1" | head -1; }
 queries_of() { sed -n 's/.*queries: *\([0-9]*\) .*/\1/p' "$1" | head -1; }
@@ -115,32 +172,36 @@ echo "machine: $(nproc) CPU(s), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576
 echo "versions: $(mariadbd --version | awk '{print $3}') | sysbench $(sysbench --version | awk '{print $2}') | $(haproxy -v | head -1 | awk '{print "haproxy", $3}') | node $(node --version)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "each run ${SECONDS_PER_RUN}s x $REPEAT rounds (medians), proxy workers $PROXY_WORKERS, HAProxy threads $HA_THREADS, --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
-printf '\n%-18s %4s | %10s %10s %10s | %8s %8s | %8s %8s %8s | %9s | %10s %10s\n' \
-  workload thr direct_qps haproxy_qps proxy_qps px/dir px/ha p95_dir p95_ha p95_px added_p95 px_cpu_us/q ha_cpu_us/q
+printf '\n%-18s %4s | %10s %10s %10s %10s | %8s %8s %8s | %8s %8s %8s | %9s | %10s %10s %10s\n' \
+  workload thr direct_qps haproxy_qps proxy_qps floor_qps px/dir px/ha fl/ha p95_dir p95_ha p95_px added_p95 px_cpu_us/q ha_cpu_us/q fl_cpu_us/q
 for w in $WORKLOADS; do
   for t in $THREADS; do
     run_one "$w" "$t" "$DB_PORT" direct
     # REPEAT rounds in rotating order (direct/haproxy/proxy, haproxy/proxy/direct, ...) so that
     # drifting background load does not favour one target; the medians are reported.
-    ticks=0; hticks=0; q=0; hq=0
+    ticks=0; hticks=0; fticks=0; q=0; hq=0; fq=0
+    targets=3; [ "$FLOOR" = 1 ] && targets=4
     for r in $(seq "$REPEAT"); do
-      for k in 0 1 2; do
-        case $(((k + r) % 3)) in
+      for k in $(seq 0 $((targets - 1))); do
+        case $(((k + r) % targets)) in
           0) run_one "$w" "$t" "$DB_PORT" "direct-r$r" ;;
           1) hb=$(cpu_ticks "$HAPROXY_PID"); run_one "$w" "$t" "$HA_PORT" "haproxy-r$r"; ha=$(cpu_ticks "$HAPROXY_PID")
              hticks=$((hticks + ha - hb)); hq=$((hq + $(queries_of "$OUT/haproxy-r$r-$w-$t.log"))) ;;
           2) pb=$(cpu_ticks "$PROXY_PID"); run_one "$w" "$t" "$PX_PORT" "proxy-r$r"; pa=$(cpu_ticks "$PROXY_PID")
              ticks=$((ticks + pa - pb)); q=$((q + $(queries_of "$OUT/proxy-r$r-$w-$t.log"))) ;;
+          3) fb=$(cpu_ticks "$FLOOR_PID"); run_one "$w" "$t" "$FL_PORT" "floor-r$r"; fa=$(cpu_ticks "$FLOOR_PID")
+             fticks=$((fticks + fa - fb)); fq=$((fq + $(queries_of "$OUT/floor-r$r-$w-$t.log"))) ;;
         esac
       done
     done
     d=$(median qps_of direct "$w" "$t"); h=$(median qps_of haproxy "$w" "$t"); p=$(median qps_of proxy "$w" "$t")
     pd=$(median p95_of direct "$w" "$t"); ph=$(median p95_of haproxy "$w" "$t"); pp=$(median p95_of proxy "$w" "$t")
-    awk -v w="$w" -v t="$t" -v d="$d" -v h="$h" -v p="$p" -v pd="$pd" -v ph="$ph" -v pp="$pp" \
-      -v ticks="$ticks" -v hticks="$hticks" -v hz="$CLK_TCK" -v q="$q" -v hq="$hq" 'BEGIN {
-        printf "%-18s %4d | %10.0f %10.0f %10.0f | %8.3f %8.3f | %8.2f %8.2f %8.2f | %+8.2fms | %10.1f %10.1f\n",
-          w, t, d, h, p, (d > 0 ? p / d : 0), (h > 0 ? p / h : 0), pd, ph, pp, pp - pd,
-          (q > 0 ? ticks / hz * 1e6 / q : 0), (hq > 0 ? hticks / hz * 1e6 / hq : 0) }'
+    f=0; [ "$FLOOR" = 1 ] && f=$(median qps_of floor "$w" "$t")
+    awk -v w="$w" -v t="$t" -v d="$d" -v h="$h" -v p="$p" -v f="$f" -v pd="$pd" -v ph="$ph" -v pp="$pp" \
+      -v ticks="$ticks" -v hticks="$hticks" -v fticks="$fticks" -v hz="$CLK_TCK" -v q="$q" -v hq="$hq" -v fq="$fq" 'BEGIN {
+        printf "%-18s %4d | %10.0f %10.0f %10.0f %10.0f | %8.3f %8.3f %8.3f | %8.2f %8.2f %8.2f | %+8.2fms | %10.1f %10.1f %10.1f\n",
+          w, t, d, h, p, f, (d > 0 ? p / d : 0), (h > 0 ? p / h : 0), (h > 0 ? f / h : 0), pd, ph, pp, pp - pd,
+          (q > 0 ? ticks / hz * 1e6 / q : 0), (hq > 0 ? hticks / hz * 1e6 / hq : 0), (fq > 0 ? fticks / hz * 1e6 / fq : 0) }'
   done
 done
 echo

@@ -78,7 +78,7 @@ export class PacketTooLargeError extends RangeError {
  * between packets (a session raises it once the client is authenticated).
  */
 export class PacketReader {
-  private chunks: Buffer[] = [];
+  private readonly chunks: Buffer[] = [];
   private buffered = 0;
   private buf: Buffer = Buffer.alloc(0);
   private pos = 0;
@@ -117,7 +117,7 @@ export class PacketReader {
       this.buf = Buffer.concat(head.length ? [head, ...this.chunks] : this.chunks, head.length + this.buffered);
     }
     this.pos = 0;
-    this.chunks = [];
+    this.chunks.length = 0;
     this.buffered = 0;
   }
 

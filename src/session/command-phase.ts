@@ -41,6 +41,7 @@ import {
   ER_UNKNOWN_STMT_HANDLER,
   ER_UNSUPPORTED_PS,
   ER_WRONG_ARGUMENTS,
+  MAX_PACKET_PAYLOAD,
   SERVER_STATUS_NO_BACKSLASH_ESCAPES,
 } from '../../protocol/constants.js';
 import { buildEof, buildErr, buildOk } from '../../protocol/generic-response.js';
@@ -126,6 +127,7 @@ export class CommandPhase {
     const s = this.s;
     if (!s.standalone) {
       const state = this.tracker.state;
+      if (state === TrackerState.Idle && this.forwardPlainQuery(chunk)) return;
       if (state === TrackerState.Infile) {
         this.forwardInfile(chunk);
         return;
@@ -147,6 +149,27 @@ export class CommandPhase {
     }
     s.clientReader.push(chunk);
     this.pump();
+  }
+
+  /**
+   * The relay's common case without the packet reader: nothing is queued or in flight and the
+   * chunk is exactly one COM_QUERY packet the router leaves to the FE. It goes up as it came,
+   * with the same counting as relayCommand. Returns false for anything else (pump handles it).
+   */
+  private forwardPlainQuery(chunk: Buffer): boolean {
+    const s = this.s;
+    const n = chunk.length;
+    if (n < 5 || chunk[4] !== COM_QUERY || this.localRunning !== null || this.upstreamQuery !== null) return false;
+    const len = chunk[0]! | (chunk[1]! << 8) | (chunk[2]! << 16);
+    if (len + 4 !== n || len >= MAX_PACKET_PAYLOAD || len > s.clientReader.maxPayload || s.clientReader.pendingBytes !== 0) return false;
+    if (classifyStatementBytes(chunk, 5) !== 'other' || s.deps.router.forwardsOther?.(s) !== true) return false;
+    if (s.clientBacklogged(this.resume)) return false;
+    s.deps.stats.questions++;
+    this.onUpstreamOk = null;
+    this.tracker.begin(COM_QUERY);
+    s.deps.stats.forwarded++;
+    s.commandToUpstream(chunk);
+    return true;
   }
 
   private forwardInfile(chunk: Buffer): void {
