@@ -5,7 +5,7 @@
  *   node --import tsx bench/compact.ts [--buckets 4] [--files 40] [--rows-per-file 42000]
  *        [--value-chars 200] [--budget-mb 512] [--concurrency 1,2] [--node-heap-mb 0] [--java-heap-mb 1024]
  *        [--table <dir of a table built earlier with the same flags>] [--keep 1] [--columnar 0]
- *        [--merge-engine deduplicate|first-row]
+ *        [--merge-engine deduplicate|first-row] [--table-kind pk|append]
  *
  * The table (deduplicate, or --merge-engine first-row; id BIGINT primary key, s STRING, n BIGINT, d DOUBLE; bucket = --buckets,
  * parquet, write-only) is written by Paimon Java 1.4.2 itself (tests/interop/java/CompactBench.java
@@ -13,6 +13,13 @@
  * rows; each commit draws its keys from a random window of half the key space, so keys overlap
  * across files (about a tenth of the rows survive the merge). s is --value-chars pseudo-random
  * characters, so the Parquet bytes are real (~155 bytes a row; the defaults give about 1 GiB).
+ *
+ * With --table-kind append the table is an unaware-bucket append table of the same columns (no
+ * primary key, bucket -1) of --files small files of about --rows-per-file rows each (one commit
+ * each; --buckets is ignored), compacted by ours (compactTable full: AppendCompactCoordinator's
+ * planning, the columnar rewrite of columnar-append.ts where it qualifies) and by Java
+ * (CompactBench `compact`: AppendCompactCoordinator tasks run by AppendCompactTask.doCompact, as
+ * Spark's CompactProcedure does); every row survives.
  *
  * Then, on separate copies:
  *   ours  — compactTable (strategy full, --budget-mb memory budget; --columnar 0 turns off the
@@ -114,6 +121,8 @@ const VALUE_CHARS = num('value-chars', 200);
 /** The table's merge engine: deduplicate (default) or first-row (Java's writer then looks up every key it writes). */
 const MERGE_ENGINE = args.get('merge-engine') ?? 'deduplicate';
 if (MERGE_ENGINE !== 'deduplicate' && MERGE_ENGINE !== 'first-row') throw new Error('--merge-engine must be deduplicate or first-row');
+const TABLE_KIND = args.get('table-kind') ?? 'pk';
+if (TABLE_KIND !== 'pk' && TABLE_KIND !== 'append') throw new Error('--table-kind must be pk or append');
 const BUDGET_MB = num('budget-mb', 512);
 const JAVA_HEAP_MB = num('java-heap-mb', 1024);
 const intList = (k: string, d: string, min: number): number[] =>
@@ -165,10 +174,15 @@ if (args.has('table')) {
 } else {
   baseWh = join(wh, 'base');
   mkdirSync(baseWh);
-  console.log(`building with Paimon Java 1.4.2: ${BUCKETS} buckets x ${FILES} files x ~${ROWS_PER_FILE} rows, s of ${VALUE_CHARS} chars (load average ${load()})`);
+  const append = TABLE_KIND === 'append';
+  console.log(
+    append
+      ? `building with Paimon Java 1.4.2: unaware-bucket append table, ${FILES} files x ~${ROWS_PER_FILE} rows, s of ${VALUE_CHARS} chars (load average ${load()})`
+      : `building with Paimon Java 1.4.2: ${BUCKETS} buckets x ${FILES} files x ~${ROWS_PER_FILE} rows, s of ${VALUE_CHARS} chars (load average ${load()})`,
+  );
   const w = await java.runMain(
     'CompactBench',
-    ['write', baseWh, 'bench', 't', String(BUCKETS), String(FILES), String(ROWS_PER_FILE * BUCKETS), String(VALUE_CHARS), '12345', MERGE_ENGINE],
+    ['write', baseWh, 'bench', 't', String(BUCKETS), String(FILES), String(append ? ROWS_PER_FILE : ROWS_PER_FILE * BUCKETS), String(VALUE_CHARS), '12345', append ? 'append' : MERGE_ENGINE],
     javaOpts,
   );
   const wr = parseJson(w.stdout.trim()) as { rowsWritten: number | bigint; millis: number | bigint };
@@ -198,7 +212,7 @@ function runOurs(table: string, concurrency: number, heapMb: number): Promise<Re
 const failures: string[] = [];
 const oursRuns: { label: string; rowsPerSec: number; peakRss: number; r: Record<string, string | number> }[] = [];
 for (const heapMb of NODE_HEAP_MB) for (const c of CONCURRENCY) {
-  const label = `concurrency ${c}, ${heapMb > 0 ? `node --max-old-space-size=${heapMb}` : 'node default heap'}${args.get('columnar') === '0' ? ', columnar merge off' : ''}`;
+  const label = `${TABLE_KIND === 'append' ? 'append table, ' : ''}concurrency ${c}, ${heapMb > 0 ? `node --max-old-space-size=${heapMb}` : 'node default heap'}${args.get('columnar') === '0' ? ', columnar merge off' : ''}`;
   const copy = join(wh, `ours-${c}-${heapMb}`);
   cpSync(baseWh, copy, { recursive: true });
   const la = load();

@@ -25,47 +25,31 @@
  * by key, to a temporary table (spilled by DuckDB beyond the compaction engine's memory limit),
  * whose insertion order is the key order.
  *
- * Files roll at `target-file-size` by an estimated row count: the input's Parquet bytes per row
- * (same columns, same encoder) into the target size. Each file's statistics are SQL aggregates of
- * its rows (min/max/null count per column, NaN and signed-zero checks for floats) put through the
- * same stats modes as the JS writer (`applyStatsMode`, `denseValueStats`), so the metadata is what
- * `KeyValueDataFileWriter` would write for the same rows (Paimon Java's `KeyValueDataFileWriter`
- * reads it from the footer; both match, see simple-col-stats.ts).
+ * Files roll at `target-file-size` by the bytes actually written (columnar-output.ts
+ * `writeRolling`: each file one ordered COPY of a row range sized by the bytes per row of the files
+ * written so far, the input's for the first). Each file's statistics are SQL aggregates of its rows
+ * (min/max/null count per column, NaN and signed-zero checks for floats), grouped by the files'
+ * row ranges, put through the same stats modes as the JS writer (`applyStatsMode`,
+ * `denseValueStats`), so the metadata is what `KeyValueDataFileWriter` would write for the same
+ * rows (Paimon Java's `KeyValueDataFileWriter` reads it from the footer; both match, see
+ * simple-col-stats.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { FileIO } from '../fs/file-io.js';
-import { PaimonError } from '../errors.js';
 import { toBinaryRow, type BinaryValue } from '../spec/binary-row.js';
 import { FileSource, localNowAsUtcMillis, type DataFileMeta } from '../spec/data-file-meta.js';
 import { toSimpleStats, type ColumnStats } from '../spec/simple-stats.js';
-import type { DataFieldSpec, FieldType } from '../data/field-type.js';
+import type { DataFieldSpec } from '../data/field-type.js';
 import type { Datum } from '../data/internal-row.js';
-import {
-  dataFileLayout,
-  fileCompressionForLevel,
-  formatFromFileName,
-  newDataFileName,
-  statsDenseStore,
-  statsModes,
-  zstdLevel,
-  type DataFileLayout,
-  type StatsMode,
-  type TableSchemaLike,
-} from '../data/data-file-layout.js';
+import { dataFileLayout, statsDenseStore, statsModes, type DataFileLayout, type StatsMode, type TableSchemaLike } from '../data/data-file-layout.js';
 import { applyStatsMode, denseValueStats, type SimpleColStats } from '../data/simple-col-stats.js';
-import { binaryFieldType, duckCompression, publishLocalFile } from '../data/parquet-writer.js';
-import { connectDuckDB, dataTempDir, duckWriteType, fieldIdsOption, fromDuckConverter, localPathOf, quoteIdent, quoteLiteral, type DataEngine } from '../data/duckdb-engine.js';
+import { binaryFieldType } from '../data/parquet-writer.js';
+import { connectDuckDB, duckWriteType, fromDuckConverter, quoteIdent, quoteLiteral, type DataEngine } from '../data/duckdb-engine.js';
 import type { MergeEngineName } from './merge-function.js';
+import { columnarEnabled, columnStatsAggregates, columnTypeRefusal, fileIndexSql, filesRefusal, inputLocalPath, parquetCopyOptions, readColumnStats, writeRolling } from './columnar-output.js';
 
-let enabled = true;
-
-/** Turns the columnar path on or off for this process (off: every step takes the JS merge; for A/B measurements). */
-export function setColumnarMerge(on: boolean): void {
-  enabled = on;
-}
+export { setColumnarMerge } from './columnar-output.js';
 
 export interface ColumnarMergeInput {
   fileIO: FileIO;
@@ -98,44 +82,24 @@ export interface ColumnarMergeResult {
 /** Run-order tags are `file_index` values packed below the sequence number: at most this many files per step. */
 const MAX_FILES = 1 << 16;
 
-function supportedType(t: FieldType, inKey: boolean): boolean {
-  switch (t.root) {
-    case 'BOOLEAN': case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT':
-    case 'CHAR': case 'VARCHAR': case 'BINARY': case 'VARBINARY': case 'DECIMAL': case 'DATE':
-      return true;
-    case 'FLOAT': case 'DOUBLE':
-      return !inKey;
-    case 'TIMESTAMP':
-      return (t.precision ?? 6) <= 6;
-    default:
-      return false;
-  }
-}
-
 /** Why a step does not take the columnar path, or null when it does. */
 export function columnarRefusal(o: Omit<ColumnarMergeInput, 'fileIO' | 'engine' | 'signal'>): string | null {
-  if (!enabled) return 'turned off';
+  if (!columnarEnabled()) return 'turned off';
   if (o.dryRun) return 'dry run';
   if (o.mergeEngine !== 'deduplicate' && o.mergeEngine !== 'first-row') return `merge engine ${o.mergeEngine}`;
   if (o.sequenceFields > 0) return 'sequence.field';
   if (o.deletionVectors) return 'deletion vectors';
-  const layout = dataFileLayout({ ...o.target, options: { ...o.target.options, ...o.options } });
+  const options = { ...o.target.options, ...o.options };
+  const layout = dataFileLayout({ ...o.target, options });
   if (layout.thinMode) return 'thin mode';
-  const keyIdx = new Set(layout.keyValueIndexes);
-  for (let i = 0; i < layout.valueFields.length; i++) {
-    const f = layout.valueFields[i];
-    if (!supportedType(f.type, keyIdx.has(i))) return `column ${f.name} type ${f.type.root}`;
-  }
+  const columns = columnTypeRefusal(layout.valueFields, layout.keyValueIndexes);
+  if (columns !== null) return columns;
   const files = o.sections.flat(2);
-  if (files.length === 0) return 'no files';
   if (files.length > MAX_FILES) return `more than ${MAX_FILES} files`;
-  for (const f of files) {
-    if (BigInt(f.schemaId) !== BigInt(o.target.id)) return `file ${f.fileName} has schema ${f.schemaId}`;
-    if (formatFromFileName(f.fileName) !== 'parquet') return `file ${f.fileName} is not Parquet`;
-    if (localPathOf(f.externalPath ?? `${o.bucketDir}/${f.fileName}`) === null) return `file ${f.fileName} is not local`;
-    // FirstRowMergeFunction refuses retracts without ignore-delete; the JS path raises Java's error.
-    if (o.mergeEngine === 'first-row' && !o.ignoreDelete && f.deleteRowCount !== 0n) return 'first-row input with retracts';
-  }
+  const inputs = filesRefusal(files, { bucketDir: o.bucketDir, targetSchemaId: o.target.id, options, level: o.level });
+  if (inputs !== null) return inputs;
+  // FirstRowMergeFunction refuses retracts without ignore-delete; the JS path raises Java's error.
+  if (o.mergeEngine === 'first-row' && !o.ignoreDelete && files.some((f) => f.deleteRowCount !== 0n)) return 'first-row input with retracts';
   return null;
 }
 
@@ -157,10 +121,12 @@ export interface ColumnarMergePlan {
   inputRows: bigint;
   /** CREATE TEMP TABLE of the merged records in key order, physical columns of the output files. */
   mergeSql(table: string): string;
-  /** Per output file (rowid / rowsPerFile): the aggregates `fileAggregates` takes apart. */
-  statsSql(table: string, rowsPerFile: number): string;
+  /** Per output file (`starts`: the first rowid of every file after the first): the aggregates `fileAggregates` takes apart. */
+  statsSql(table: string, starts: readonly number[]): string;
+  /** The rows [from, to) of the merged table to a local file (`rows` null: all of them). */
   copySql(table: string, rows: { from: number; to: number } | null, local: string): string;
-  rowsPerFile(mergedRows: number): number;
+  /** The input's Parquet bytes per row, for the first output file's size. */
+  inputBytesPerRow: number;
   compression: string;
 }
 
@@ -169,7 +135,7 @@ export function planColumnarMerge(o: Pick<ColumnarMergeInput, 'bucketDir' | 'tar
   const layout = dataFileLayout({ ...o.target, options });
   const where = `data files of ${o.bucketDir}`;
   const files = o.sections.flatMap((s) => s.flat());
-  const inputs = files.map((f) => localPathOf(f.externalPath ?? `${o.bucketDir}/${f.fileName}`)!);
+  const inputs = files.map((f) => inputLocalPath(f, o.bucketDir)!);
   const inputRows = files.reduce((s, f) => s + f.rowCount, 0n);
   const inputBytes = files.reduce((s, f) => s + f.fileSize, 0n);
   const values = layout.valueFields;
@@ -207,7 +173,7 @@ export function planColumnarMerge(o: Pick<ColumnarMergeInput, 'bucketDir' | 'tar
   const mergeSql = (table: string): string =>
     `CREATE TEMP TABLE ${table} AS SELECT ${outCols.join(', ')} FROM ${records} WHERE _o IN (${winners}) ORDER BY ${groupKeys.join(', ')}`;
 
-  const statsSql = (table: string, rowsPerFile: number): string => {
+  const statsSql = (table: string, starts: readonly number[]): string => {
     const aggs: string[] = [
       'count(*)',
       'min("_SEQUENCE_NUMBER")',
@@ -215,28 +181,19 @@ export function planColumnarMerge(o: Pick<ColumnarMergeInput, 'bucketDir' | 'tar
       `count(*) FILTER (WHERE ${RETRACT})`,
       ...layout.keyFields.map((f) => `arg_min(${quoteIdent(f.name)}, rowid)`),
       ...layout.keyFields.map((f) => `arg_max(${quoteIdent(f.name)}, rowid)`),
+      ...columnStatsAggregates(values),
     ];
-    for (const f of values) {
-      const c = quoteIdent(f.name);
-      aggs.push(`count(*) - count(${c})`, `min(${c})`, `max(${c})`);
-      if (f.type.root === 'FLOAT' || f.type.root === 'DOUBLE') {
-        aggs.push(`coalesce(bool_or(isnan(${c})), false)`, `coalesce(bool_or(${c} = 0 AND signbit(${c})), false)`, `coalesce(bool_or(${c} = 0 AND NOT signbit(${c})), false)`);
-      }
-    }
-    return `SELECT rowid // ${rowsPerFile} AS _f, ${aggs.join(', ')} FROM ${table} GROUP BY _f ORDER BY _f`;
+    return `SELECT ${fileIndexSql('rowid', starts)} AS _f, ${aggs.join(', ')} FROM ${table} GROUP BY _f ORDER BY _f`;
   };
 
-  const compression = fileCompressionForLevel(options, o.level);
-  const codec = duckCompression(compression, where);
-  const copyOpts = ['FORMAT parquet', `COMPRESSION ${codec}`, ...(codec === 'zstd' ? [`COMPRESSION_LEVEL ${zstdLevel(options)}`] : []), `FIELD_IDS ${fieldIdsOption(layout.physicalFields)}`].join(', ');
+  const { compression, copyOptions } = parquetCopyOptions(options, o.level, layout.physicalFields, where);
   const physical = layout.physicalFields.map((f) => quoteIdent(f.name)).join(', ');
   const copySql = (table: string, rows: { from: number; to: number } | null, local: string): string =>
-    `COPY (SELECT ${physical} FROM ${table}${rows === null ? '' : ` WHERE rowid >= ${rows.from} AND rowid < ${rows.to}`}) TO ${quoteLiteral(local)} (${copyOpts})`;
+    `COPY (SELECT ${physical} FROM ${table}${rows === null ? '' : ` WHERE rowid >= ${rows.from} AND rowid < ${rows.to}`}) TO ${quoteLiteral(local)} (${copyOptions})`;
 
-  // The input's Parquet bytes per row: the output has the same columns through the same encoder.
-  const bytesPerRow = inputRows > 0n ? Number(inputBytes) / Number(inputRows) : 1;
-  const rowsPerFile = (merged: number): number => Math.max(1, Math.min(merged, Math.floor(o.targetFileSize / Math.max(1, bytesPerRow))));
-  return { layout, inputs, inputRows, mergeSql, statsSql, copySql, rowsPerFile, compression };
+  // The output has the same columns through the same kind of encoder.
+  const inputBytesPerRow = inputRows > 0n ? Number(inputBytes) / Number(inputRows) : 1;
+  return { layout, inputs, inputRows, mergeSql, statsSql, copySql, inputBytesPerRow, compression };
 }
 
 /** One output file's statistics as the JS writer collects them (footer statistics, before the stats modes). */
@@ -263,22 +220,7 @@ export function fileAggregates(layout: DataFileLayout, row: readonly DuckDBValue
   const keyConv = layout.keyFields.map((f) => fromDuckConverter(f.type));
   const firstKey = keyConv.map((c) => c(next()));
   const lastKey = keyConv.map((c) => c(next()));
-  const footer = layout.valueFields.map((f): SimpleColStats => {
-    const conv = fromDuckConverter(f.type);
-    const nullCount = big(next());
-    let min = conv(next());
-    let max = conv(next());
-    if (f.type.root === 'FLOAT' || f.type.root === 'DOUBLE') {
-      const nan = next() === true, negZero = next() === true, posZero = next() === true;
-      // parquet-java reports no min/max for a column with NaN; Double.compare orders -0.0 below 0.0.
-      if (nan) return { min: null, max: null, nullCount };
-      if (min === 0) min = negZero ? -0 : 0;
-      if (max === 0) max = posZero ? 0 : -0;
-    }
-    // BINARY min/max: Paimon 1.x statistics (the JS writer's default), counts only.
-    if (f.type.root === 'BINARY' || f.type.root === 'VARBINARY' || min === null) return { min: null, max: null, nullCount };
-    return { min, max, nullCount };
-  });
+  const footer = readColumnStats(layout.valueFields, next);
   return { rowCount, minSeq, maxSeq, deleteRows, firstKey, lastKey, footer };
 }
 
@@ -337,7 +279,6 @@ export async function rewriteColumnar(o: ColumnarMergeInput): Promise<ColumnarMe
   const modes = statsModes(options, layout.physicalFields.map((f) => f.name), o.level, { thinModeKeyNames: [] });
   const denseStore = statsDenseStore(options);
   const table = `merged_${randomUUID().replace(/-/g, '')}`;
-  const uuid = randomUUID();
   const written: string[] = [];
   const conn: DuckDBConnection = await connectDuckDB(o.engine);
   const onAbort = (): void => conn.interrupt();
@@ -346,26 +287,16 @@ export async function rewriteColumnar(o: ColumnarMergeInput): Promise<ColumnarMe
     o.signal?.throwIfAborted();
     await conn.run(plan.mergeSql(table));
     const count = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0]);
+    const rolled = await writeRolling({
+      conn, fileIO: o.fileIO, bucketDir: o.bucketDir, options, compression: plan.compression, rows: count,
+      inputBytesPerRow: plan.inputBytesPerRow, targetFileSize: o.targetFileSize, written, signal: o.signal,
+      copySql: (from, to, local) => plan.copySql(table, from === 0 && to === count ? null : { from, to }, local),
+    });
     const files: DataFileMeta[] = [];
-    if (count > 0) {
-      const perFile = plan.rowsPerFile(count);
-      const stats = (await conn.runAndReadAll(plan.statsSql(table, perFile))).getRows();
-      for (let f = 0; f < stats.length; f++) {
-        o.signal?.throwIfAborted();
-        const agg = fileAggregates(layout, stats[f]);
-        const fileName = newDataFileName(options, 'parquet', { uuid, count: f, compression: plan.compression });
-        const local = join(dataTempDir(), `${randomUUID()}-${fileName}`);
-        const path = `${o.bucketDir.replace(/\/+$/, '')}/${fileName}`;
-        try {
-          const from = Number(stats[f][0]) * perFile;
-          await conn.run(plan.copySql(table, stats.length === 1 ? null : { from, to: from + perFile }, local));
-          const size = (await stat(local)).size;
-          written.push(path);
-          await publishLocalFile(o.fileIO, local, path);
-          files.push(columnarFileMeta(layout, modes, denseStore, agg, { fileName, fileSize: BigInt(size), level: o.level }));
-        } finally {
-          await rm(local, { force: true });
-        }
+    if (rolled.length > 0) {
+      const stats = (await conn.runAndReadAll(plan.statsSql(table, rolled.slice(1).map((f) => f.from)))).getRows();
+      for (const [f, out] of rolled.entries()) {
+        files.push(columnarFileMeta(layout, modes, denseStore, fileAggregates(layout, stats[f]), { fileName: out.fileName, fileSize: out.fileSize, level: o.level }));
       }
     }
     return { files, rowsRead: plan.inputRows, rowsWritten: BigInt(count) };

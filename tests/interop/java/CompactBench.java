@@ -7,14 +7,17 @@
  *       writer. Each commit holds about <rowsPerRound> distinct keys drawn from a random window of
  *       half the key space (4 * rowsPerRound keys), so keys overlap across commits and every bucket
  *       gets one level-0 file per commit. s is <valueChars> pseudo-random characters (little to
- *       compress).
+ *       compress). With [mergeEngine] "append": an unaware-bucket append table of the same
+ *       columns (no primary key, bucket -1), one small file per commit of about <rowsPerRound> rows.
  *   digest  <wh> <db> <tbl>
  *       Reads the latest snapshot's merged rows in-process and prints their count and an
  *       order-independent digest (sum of a 64-bit hash of every row), so two tables can be compared
  *       without printing millions of rows.
  *   compact <wh> <db> <tbl>
- *       Paimon's own full compaction of every bucket (the same calls as PaimonTool compact), timed in
- *       process; prints millis, the peak heap used and the process's peak resident set (VmHWM).
+ *       Paimon's own full compaction of every bucket (the same calls as PaimonTool compact), or for
+ *       an unaware-bucket append table the tasks of AppendCompactCoordinator run by
+ *       AppendCompactTask.doCompact and committed together (as Spark's CompactProcedure
+ *       compactUnAwareBucketTable does), timed in process; prints millis, the peak heap used and the process's peak resident set (VmHWM).
  */
 
 import org.apache.paimon.catalog.Catalog;
@@ -82,17 +85,17 @@ public class CompactBench {
             String mergeEngine) throws Exception {
         Catalog c = catalog(wh);
         c.createDatabase(db, true);
-        Schema s = Schema.newBuilder()
+        boolean append = mergeEngine.equals("append");
+        Schema.Builder sb = Schema.newBuilder()
                 .column("id", DataTypes.BIGINT().notNull())
                 .column("s", DataTypes.STRING())
                 .column("n", DataTypes.BIGINT())
                 .column("d", DataTypes.DOUBLE())
-                .primaryKey("id")
-                .option("bucket", String.valueOf(buckets))
                 .option("file.format", "parquet")
-                .option("write-only", "true")
-                .option("merge-engine", mergeEngine)
-                .build();
+                .option("write-only", "true");
+        if (append) sb.option("bucket", "-1");
+        else sb.primaryKey("id").option("bucket", String.valueOf(buckets)).option("merge-engine", mergeEngine);
+        Schema s = sb.build();
         c.createTable(Identifier.create(db, tbl), s, false);
         FileStoreTable t = (FileStoreTable) c.getTable(Identifier.create(db, tbl));
         long keySpace = 4L * perRound;
@@ -160,12 +163,33 @@ public class CompactBench {
         for (java.lang.management.MemoryPoolMXBean p : java.lang.management.ManagementFactory.getMemoryPoolMXBeans())
             if (p.getType() == java.lang.management.MemoryType.HEAP) p.resetPeakUsage();
         long t0 = System.nanoTime();
+        if (t.primaryKeys().isEmpty() && t.coreOptions().bucket() == -1) {
+            java.util.List<org.apache.paimon.append.AppendCompactTask> tasks;
+            try {
+                tasks = new org.apache.paimon.append.AppendCompactCoordinator(t, false).run();
+            } catch (org.apache.paimon.table.source.EndOfScanException e) {
+                tasks = new java.util.ArrayList<>();
+            }
+            String user = java.util.UUID.randomUUID().toString();
+            java.util.List<org.apache.paimon.table.sink.CommitMessage> messages = new java.util.ArrayList<>();
+            org.apache.paimon.operation.BaseAppendFileStoreWrite w =
+                    (org.apache.paimon.operation.BaseAppendFileStoreWrite) t.store().newWrite(user);
+            try {
+                for (org.apache.paimon.append.AppendCompactTask task : tasks) messages.add(task.doCompact(t, w));
+            } finally {
+                w.close();
+            }
+            try (org.apache.paimon.table.sink.TableCommitImpl c = t.newCommit(user)) {
+                c.commit(messages);
+            }
+        } else {
         BatchWriteBuilder b = t.newBatchWriteBuilder();
         try (BatchTableWrite w = b.newWrite(); BatchTableCommit c = b.newCommit()) {
             w.withIOManager(org.apache.paimon.disk.IOManager.create(System.getProperty("java.io.tmpdir")));
             for (org.apache.paimon.manifest.BucketEntry e : t.newSnapshotReader().bucketEntries())
                 w.compact(e.partition(), e.bucket(), true);
             c.commit(w.prepareCommit());
+        }
         }
         long millis = (System.nanoTime() - t0) / 1_000_000;
         long heap = 0;
