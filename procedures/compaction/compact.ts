@@ -124,6 +124,7 @@ export async function runCompact(args: CompactArgs, ctx: ProcedureContext): Prom
       partitionIdleTimeMs: idleMs,
       memoryBudgetBytes: ctx.limits.compact_memory_budget_mb * 1024 * 1024,
       concurrency: ctx.limits.compact_concurrency,
+      compactable: { variant: ctx.limits.compact_variant_tables },
       dryRun: args.dry_run,
       signal,
       onPoint,

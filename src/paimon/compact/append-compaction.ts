@@ -18,7 +18,8 @@
  * dropped) and the index changes committed with the compaction are those of append-dv.ts.
  *
  * Rewrites keep the rows in file order, level 0, sequence numbers counted on from the first
- * compacted file's minimum (`AppendFileStoreWrite.compactRewrite`).
+ * compacted file's minimum (`AppendFileStoreWrite.compactRewrite`). Row-tracking tables keep each
+ * row's `_ROW_ID` and `_SEQUENCE_NUMBER` as physical columns (row-tracking-compaction.ts).
  */
 import type { FileIO } from '../fs/file-io.js';
 import type { DataFileMeta } from '../spec/data-file-meta.js';
@@ -26,12 +27,15 @@ import type { DataFieldSpec } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
 import { parseMemorySize } from '../spec/core-options.js';
 import { AppendDataFileWriter } from '../data/parquet-writer.js';
+import type { DataEngine } from '../data/duckdb-engine.js';
 import { readValueRows } from '../data/parquet-reader.js';
+import { readRowTrackedRows } from './row-tracking-compaction.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import type { BucketCompactResult } from './compact-table.js';
 import type { BinaryRow } from '../spec/binary-row.js';
 import { DELETION_VECTORS_INDEX } from '../table/index-manifest.js';
 import { writeDeletionVectorsIndexFile, type DvIndexLocation } from '../table/deletion-vectors-index-file.js';
+import { rewriteAppendColumnar } from './columnar-append.js';
 import { compactionFileSize as smallFileSize, deleteRatioThreshold, packInOrder, packUnawareDv, pickBucketedFullDv, unawareIndexChanges, type AppendDv } from './append-dv.js';
 
 export const FULL_COMPACT_MIN_FILE = 3;
@@ -95,6 +99,10 @@ export interface AppendBucketInput {
   forceRewriteAll?: boolean;
   /** Deletion-vector tables: the vectors of this partition (unaware) or bucket (fixed) at the base snapshot. */
   dv?: AppendDvContext | null;
+  /** Row-tracking tables: `_ROW_ID` and `_SEQUENCE_NUMBER` are carried into the new files (row-tracking-compaction.ts). */
+  rowTracking?: boolean;
+  /** The compaction's own DuckDB instance (its memory limit is the budget's), for the writers. */
+  engine?: DataEngine | null;
 }
 
 export interface AppendDvContext {
@@ -128,9 +136,22 @@ export async function compactAppendBucket(i: AppendBucketInput): Promise<BucketC
   for (const group of groups) {
     r.before.push(...group);
     if (i.dryRun) continue;
+    // Groups that qualify are read and written by DuckDB (columnar-append.ts); row-tracking ones never do.
+    const columnar = i.rowTracking === true ? null : await rewriteAppendColumnar({
+      fileIO: i.fileIO, bucketDir: i.bucketDir, target: i.target, options: i.options, files: group,
+      deletionVectors: dv !== null, dryRun: i.dryRun, targetFileSize: i.targetFileSize, signal: i.signal, engine: i.engine,
+    });
+    if (columnar !== null) {
+      for (const m of columnar.files) i.onWritten(m);
+      r.written.push(...columnar.files);
+      r.after.push(...columnar.files);
+      r.rowsRead += columnar.rowsRead;
+      r.rowsWritten += columnar.rowsWritten;
+      continue;
+    }
     const writer = new AppendDataFileWriter({
       fileIO: i.fileIO, bucketDir: i.bucketDir, schema: i.target, level: 0, fileSource: 1, options: i.options,
-      targetFileSize: i.targetFileSize, startSequenceNumber: group[0].minSequenceNumber,
+      targetFileSize: i.targetFileSize, startSequenceNumber: group[0].minSequenceNumber, rowTrackingColumns: i.rowTracking === true, engine: i.engine,
     });
     try {
       for (const f of group) {
@@ -138,8 +159,12 @@ export async function compactAppendBucket(i: AppendBucketInput): Promise<BucketC
         const schema = await i.schemaOf(BigInt(f.schemaId));
         const evolve = rowEvolution(schema.fieldSpecs, i.target.fieldSpecs, `${i.table} file ${f.fileName}`);
         const deletionVector = dv?.vectors.get(f.fileName)?.blob.dv ?? null;
-        for await (const rows of readValueRows({ fileIO: i.fileIO, path: f.externalPath ?? `${i.bucketDir}/${f.fileName}`, schema, table: i.table, deletionVector })) {
-          const out = evolve === null ? rows : rows.map(evolve);
+        const path = f.externalPath ?? `${i.bucketDir}/${f.fileName}`;
+        const read = i.rowTracking === true
+          ? readRowTrackedRows({ fileIO: i.fileIO, path, file: f, schema, table: i.table, evolve, deletionVector })
+          : readValueRows({ fileIO: i.fileIO, path, schema, table: i.table, deletionVector });
+        for await (const rows of read) {
+          const out = evolve === null || i.rowTracking === true ? rows : rows.map(evolve);
           await writer.write(out);
           r.rowsRead += BigInt(rows.length);
           r.rowsWritten += BigInt(out.length);

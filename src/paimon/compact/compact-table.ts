@@ -34,9 +34,15 @@
  * compacted file a vector (or replaced an index file this compaction removes) makes the commit a
  * COMMIT_CONFLICT.
  *
+ * Row-tracking append tables: see row-tracking-compaction.ts (the rows keep their row ids and
+ * sequence numbers as physical columns); data-evolution tables: data-evolution-compaction.ts
+ * (files of contiguous row ids merged into one that keeps them).
+ *
+ * Postpone-bucket tables (bucket = -2): postpone-compaction.ts (sort compaction still refuses them).
+ *
  * Refused with UNSUPPORTED_TABLE (naming what to use instead): changelog-producer
- * full-compaction/lookup, postpone buckets, record-level expiry, row tracking / data evolution,
- * non-Parquet output formats, descending sequence order.
+ * full-compaction/lookup, record-level expiry, the data-evolution files that
+ * data-evolution-compaction.ts does not rewrite, non-Parquet output formats, descending sequence order.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
@@ -70,7 +76,11 @@ import { compactionMemory, mergeSection, planSectionMerge } from './spill-merge.
 import { dataTempDir, openDataEngine, type PrivateDataEngine } from '../data/duckdb-engine.js';
 import { compactAppendBucket, appendCompactionAllowed } from './append-compaction.js';
 import { checkUnawareDvConflicts, loadAppendDvs } from './append-dv.js';
+import { rowTrackingEnabled } from './row-tracking-compaction.js';
+import { checkDataEvolutionCompactable, compactDataEvolutionPartition } from './data-evolution-compaction.js';
 import { optionBool as bool } from '../spec/core-options.js';
+import { compactPostponeTable } from './postpone-compaction.js';
+import { POSTPONE_BUCKET } from '../spec/partition-path.js';
 
 export type CompactStrategy = 'full' | 'minor';
 
@@ -96,6 +106,8 @@ export interface CompactTableOptions {
   signal?: AbortSignal;
   onProgress?: (p: CompactProgress) => void;
   now?: () => number;
+  /** What may be written beyond what every Paimon reader reads (checkCompactable). */
+  compactable?: CompactableSettings;
   /** Called at named points: the procedure reports its commit phase at 'before-commit'; crash tests kill the process there. */
   onPoint?: (point: string) => void | Promise<void>;
 }
@@ -158,7 +170,18 @@ export function schemaLike(s: TableSchema): SchemaLike {
 }
 
 /** Table checks that make this implementation refuse a table (clear errors, before any work). */
-export function checkCompactable(table: string, schema: TableSchema, options: Readonly<Record<string, string>>): void {
+/** What the caller lets a compaction write beyond what every Paimon reader reads. */
+export interface CompactableSettings {
+  /**
+   * Tables with VARIANT columns: the files written hold each variant's `value` and `metadata` as
+   * OPTIONAL columns (DuckDB writes no REQUIRED nested column) where Paimon writes REQUIRED ones;
+   * Paimon Java reads them, pypaimon 2.1.0 refuses them (its Arrow cast keeps the nullability of
+   * nested fields). Off by default, so no reader is cut off without the operator's say.
+   */
+  variant?: boolean;
+}
+
+export function checkCompactable(table: string, schema: TableSchema, options: Readonly<Record<string, string>>, settings: CompactableSettings = {}): void {
   const isPk = schema.primaryKeys.length > 0;
   const refuse = (why: string): never => {
     throw new PaimonError('UNSUPPORTED_TABLE', `compact on ${table}: ${why}`);
@@ -167,16 +190,24 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
   if (isPk && (producer === 'full-compaction' || producer === 'lookup')) {
     refuse(`changelog-producer '${producer}' must emit changelog files on compaction, which this proxy does not produce; run the compaction with Paimon's own engine (Flink or Spark CALL sys.compact) for this table`);
   }
-  if (bool(options['row-tracking.enabled']) || bool(options['data-evolution.enabled'])) {
-    const which = bool(options['data-evolution.enabled']) ? "data-evolution ('data-evolution.enabled')" : "row-tracking ('row-tracking.enabled')";
-    refuse(`${which} tables are not compacted by this proxy (their files carry row ids it does not rewrite); run Spark or Flink CALL sys.compact for this table`);
+  // Row tracking and data evolution: append tables of bucket -1 only (Java's SchemaValidation);
+  // row-tracking-compaction.ts and data-evolution-compaction.ts (which refuses the data-evolution
+  // files it does not rewrite once the files are known).
+  if (rowTrackingEnabled(options) && (isPk || Number(options['bucket'] ?? '-1') !== -1)) {
+    refuse("row-tracking ('row-tracking.enabled') tables are compacted by this proxy only as append tables with bucket = -1; run Spark CALL sys.compact for this table");
+  }
+  if (rowTrackingEnabled(options) && !bool(options['data-evolution.enabled']) && bool(options['deletion-vectors.enabled'])) {
+    refuse("row-tracking ('row-tracking.enabled') tables with deletion vectors are not compacted by this proxy; run Spark CALL sys.compact for this table");
+  }
+  if (bool(options['data-evolution.enabled']) && !rowTrackingEnabled(options)) {
+    refuse("data-evolution ('data-evolution.enabled') tables need row tracking ('row-tracking.enabled'); run Spark CALL sys.compact for this table");
   }
   if (options['record-level.expire-time'] !== undefined) refuse("record-level expiry ('record-level.expire-time') is not supported; use Paimon's own engine");
   if (Number(options['bucket'] ?? (isPk ? '-1' : '-1')) === -2) {
     refuse("postpone-bucket tables (bucket = -2) are not compacted by this proxy (their files wait in bucket-postpone for Paimon's rescaling); run Flink CALL sys.compact for this table");
   }
   const unwritable = (t: FieldType): string | null =>
-    t.root === 'VARIANT' || t.root === 'BLOB' ? t.root
+    t.root === 'BLOB' ? t.root
       : t.root === 'ARRAY' || t.root === 'MULTISET' ? unwritable(t.element)
       : t.root === 'MAP' ? (unwritable(t.key) ?? unwritable(t.value))
       : t.root === 'ROW' ? t.fields.map((f) => unwritable(f.type)).find((x) => x !== null) ?? null
@@ -184,6 +215,21 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
   for (const f of schema.fields) {
     const bad = unwritable(parseDataField(f).type);
     if (bad !== null) refuse(`column ${f.name} holds ${bad} values, which this proxy does not write; run Spark or Flink CALL sys.compact for this table`);
+  }
+  // VARIANT is written unshredded (variant-parquet.ts); with a shredding schema, configured or
+  // inferred, Paimon's writer (VariantShreddingWritePlanFactory) splits it into typed columns.
+  const shredding = ['variant.shreddingSchema', 'parquet.variant.shreddingSchema'].find((k) => options[k] !== undefined)
+    ?? (bool(options['variant.inferShreddingSchema']) ? 'variant.inferShreddingSchema' : undefined);
+  const holdsVariant = (t: FieldType): boolean =>
+    t.root === 'VARIANT' || (t.root === 'ARRAY' || t.root === 'MULTISET' ? holdsVariant(t.element)
+      : t.root === 'MAP' ? holdsVariant(t.key) || holdsVariant(t.value)
+      : t.root === 'ROW' && t.fields.some((f) => holdsVariant(f.type)));
+  const variant = schema.fields.find((f) => holdsVariant(parseDataField(f).type));
+  if (variant && shredding !== undefined) {
+    refuse(`column ${variant.name} holds VARIANT values, which Paimon writes shredded here ('${shredding}') and this proxy does not; run Spark or Flink CALL sys.compact for this table`);
+  }
+  if (variant && settings.variant !== true) {
+    refuse(`column ${variant.name} holds VARIANT values; this proxy writes their parts as OPTIONAL Parquet columns, which Paimon Java reads but pypaimon 2.1.0 does not, so it compacts such tables only with procedures.compact_variant_tables = true in its configuration; or run Spark or Flink CALL sys.compact for this table`);
   }
   const format = (options['file.format'] ?? 'parquet').toLowerCase();
   if (format !== 'parquet') throw new PaimonError('UNSUPPORTED_FORMAT', `compact on ${table}: file.format '${format}' is not written by this proxy (Parquet only); use Paimon's own engine`);
@@ -201,7 +247,12 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   if (ids.length === 0) throw new PaimonError('SCHEMA_NOT_FOUND', `${o.table} has no schema`);
   const latest = await schemas.schema(ids[ids.length - 1]);
   const options: Record<string, string> = { ...latest.options, ...(o.dynamicOptions ?? {}) };
-  checkCompactable(o.table, latest, options);
+  if (Number(options['bucket'] ?? '-1') === POSTPONE_BUCKET) {
+    // The generic checks hold for postpone tables too (their bucket aside): postpone-compaction.ts.
+    checkCompactable(o.table, latest, { ...options, bucket: '1' }, o.compactable);
+    return compactPostponeTable(o, { schema: latest, options, target: schemaLike({ ...latest, options }), parse: schemaLike });
+  }
+  checkCompactable(o.table, latest, options, o.compactable);
   const isPk = latest.primaryKeys.length > 0;
   const dvEnabled = bool(options['deletion-vectors.enabled']);
   const fullRequested = o.strategy === 'full' || (o.partitionIdleTimeMs !== null && o.partitionIdleTimeMs !== undefined);
@@ -291,6 +342,8 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     strategy = 'full';
   }
   if (groups.size === 0) return { ...empty, skippedReason: 'no data files match the partition and bucket filters' };
+  const dataEvolution = bool(options['data-evolution.enabled']);
+  if (dataEvolution) checkDataEvolutionCompactable(o.table, [...groups.values()].flatMap((g) => g.entries.map((e) => e.file)), options, (base.indexManifest ?? null) !== null);
 
   const numLevels = options['num-levels'] !== undefined ? Number(options['num-levels']) : Number(options['num-sorted-run.compaction-trigger'] ?? '5') + 1;
   const targetFileSize = parseMemorySize(options['target-file-size'] ?? (isPk ? '128 mb' : '256 mb'), 'target-file-size');
@@ -329,6 +382,12 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const runOne = async (g: BucketGroup): Promise<BucketCompactResult> => {
     const files = g.entries.map((e) => e.file);
     const bucketDir = bucketDirOf(g);
+    if (dataEvolution) {
+      return compactDataEvolutionPartition({
+        fileIO: o.fileIO, table: o.table, bucketDir, files, target, schemaOf, options, targetFileSize,
+        dryRun: o.dryRun ?? false, signal: o.signal, onWritten: (m) => allWritten.push({ g, m }),
+      });
+    }
     if (!isPk) {
       // Deletion-vector tables: the partition's (unaware, entries of bucket 0) or bucket's vectors.
       const vectors = dvEnabled ? await loadAppendDvs(o.fileIO, dvLoc, bucketDvEntries(baseIndex, g.partition.key(), g.bucket), bucketDir) : null;
@@ -337,6 +396,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
         full: strategy === 'full', bucketed: bucketMode === 'HASH_FIXED', dryRun: o.dryRun ?? false, signal: o.signal,
         onWritten: (m) => allWritten.push({ g, m }), forceRewriteAll: forceAll,
         dv: vectors === null ? null : { vectors, loc: dvLoc, partition: g.partition, bucket: g.bucket, onIndexWritten: (p) => indexWritten.push(p) },
+        rowTracking: rowTrackingEnabled(options), engine: o.dryRun ? null : await engine(),
       });
     }
     const runs = levelSortedRuns(files, cmp);

@@ -17,6 +17,8 @@ export const KEY_FIELD_ID_START = 1073741823;
 export const KEY_FIELD_PREFIX = '_KEY_';
 /** `SpecialFields.SEQUENCE_NUMBER`: BIGINT NOT NULL, id Integer.MAX_VALUE - 1. */
 export const SEQUENCE_NUMBER_FIELD: DataFieldSpec = { id: 2147483646, name: '_SEQUENCE_NUMBER', type: { root: 'BIGINT', nullable: false } };
+/** `SpecialFields.ROW_ID`: BIGINT NOT NULL, id Integer.MAX_VALUE - 5. */
+export const ROW_ID_FIELD: DataFieldSpec = { id: 2147483642, name: '_ROW_ID', type: { root: 'BIGINT', nullable: false } };
 /** `SpecialFields.VALUE_KIND`: TINYINT NOT NULL, id Integer.MAX_VALUE - 2. */
 export const VALUE_KIND_FIELD: DataFieldSpec = { id: 2147483645, name: '_VALUE_KIND', type: { root: 'TINYINT', nullable: false } };
 const SYSTEM_FIELD_NAMES = new Set(['_SEQUENCE_NUMBER', '_VALUE_KIND', '_LEVEL', 'rowkind', '_ROW_ID']);

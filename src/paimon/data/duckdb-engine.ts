@@ -37,6 +37,7 @@ import type { DataFieldSpec, FieldType } from './field-type.js';
 import { typeToString } from './field-type.js';
 import type { Datum } from './internal-row.js';
 import { arrayElementFieldId, mapKeyFieldId, mapValueFieldId } from './data-file-layout.js';
+import { VARIANT_DUCK_TYPE, variantFieldIdSpec, variantFromDuck, variantToDuck } from './variant-parquet.js';
 
 export interface DataEngineConfig {
   /** DuckDB's memory limit, e.g. "512MB". DuckDB spills to tempDir beyond it. */
@@ -186,8 +187,9 @@ export function localPathOf(path: string): string | null {
  * - TIME is written as plain INT32 milliseconds (Paimon: INT32 + TIME(MILLIS)); DuckDB's TIME is INT64 micros.
  * - TIMESTAMP(p<=3) WITH LOCAL TIME ZONE is INT64 millis without the UTC flag (DuckDB has no TIMESTAMPTZ_MS).
  * - DECIMAL(p>18) is a 16-byte FIXED_LEN_BYTE_ARRAY (Paimon uses the minimal length).
- * - Columns are OPTIONAL even when NOT NULL (DuckDB never writes REQUIRED).
- * Refused: TIMESTAMP(p>6) (Paimon needs INT96, which DuckDB cannot write), VARIANT, BLOB.
+ * - Columns are OPTIONAL even when NOT NULL (DuckDB never writes REQUIRED); so are VARIANT's parts.
+ * - VARIANT is its unshredded value/metadata group (variant-parquet.ts).
+ * Refused: TIMESTAMP(p>6) (Paimon needs INT96, which DuckDB cannot write), BLOB.
  */
 export function duckWriteType(t: FieldType, where: string): string {
   switch (t.root) {
@@ -214,6 +216,7 @@ export function duckWriteType(t: FieldType, where: string): string {
     case 'MULTISET': return `MAP(${duckWriteType(t.element, where)}, INTEGER)`;
     case 'MAP': return `MAP(${duckWriteType(t.key, where)}, ${duckWriteType(t.value, where)})`;
     case 'ROW': return `STRUCT(${t.fields.map((f) => `${quoteIdent(f.name)} ${duckWriteType(f.type, where)}`).join(', ')})`;
+    case 'VARIANT': return VARIANT_DUCK_TYPE;
     default:
       throw new PaimonError('UNSUPPORTED_FORMAT', `${where}: writing ${typeToString(t)} to Parquet is not supported`);
   }
@@ -245,6 +248,8 @@ function fieldIdSpec(t: FieldType, id: number, parentId: number, depth: number):
     case 'ROW':
       // ROW children carry their own DataField ids, at depth 0 (ParquetSchemaConverter.convertToParquetTypes).
       return `{__duckdb_field_id: ${id}, ${t.fields.map((f) => `${quoteLiteral(f.name)}: ${fieldIdSpec(f.type, f.id, f.id, 0)}`).join(', ')}}`;
+    case 'VARIANT':
+      return variantFieldIdSpec(id);
     default:
       return String(id);
   }
@@ -297,6 +302,8 @@ export function toDuckConverter(t: FieldType): ToDuck {
         return new DuckDBStructValue(o);
       });
     }
+    case 'VARIANT':
+      return variantToDuck;
     default:
       throw new PaimonError('UNSUPPORTED_FORMAT', `writing ${typeToString(t)} to Parquet is not supported`);
   }
@@ -384,6 +391,8 @@ export function fromDuckConverter(t: FieldType): FromDuck {
         return convs.map(([name, c]) => c(e[name] ?? null));
       });
     }
+    case 'VARIANT':
+      return variantFromDuck;
     default:
       throw new PaimonError('UNSUPPORTED_FORMAT', `reading ${typeToString(t)} from Parquet is not supported`);
   }

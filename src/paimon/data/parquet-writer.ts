@@ -25,6 +25,8 @@ import { FileSource, localNowAsUtcMillis, type DataFileMeta } from '../spec/data
 import type { DataFieldSpec, FieldType } from './field-type.js';
 import { isRetract, type InternalRow, type KeyValue, type Datum, type Decimal } from './internal-row.js';
 import {
+  ROW_ID_FIELD,
+  SEQUENCE_NUMBER_FIELD,
   dataFileLayout,
   fileCompressionForLevel,
   fileFormatForLevel,
@@ -63,6 +65,12 @@ export interface DataFileWriterOptions {
   statsCompat?: '1' | '2';
   /** The DuckDB instance the rows are buffered in (default: the process's shared one). */
   engine?: DataEngine | null;
+  /**
+   * Append tables with row tracking: each row ends with its `_ROW_ID` and `_SEQUENCE_NUMBER`,
+   * written as physical columns after the table's fields (the write type
+   * `SpecialFields.rowTypeWithRowTracking`), with statistics like any other column.
+   */
+  rowTrackingColumns?: boolean;
 }
 
 const CHUNK_ROWS = 2048;
@@ -236,7 +244,10 @@ abstract class RollingDataFileWriter {
 
   constructor(protected readonly opts: DataFileWriterOptions) {
     this.options = { ...opts.schema.options, ...(opts.options ?? {}) };
-    this.layout = dataFileLayout({ ...opts.schema, options: this.options });
+    const layout = dataFileLayout({ ...opts.schema, options: this.options });
+    if (opts.rowTrackingColumns === true && layout.isPrimaryKey) throw new PaimonError('INVALID_ARGUMENT', `data files of ${opts.bucketDir}: row-tracking columns are only written for append tables`);
+    const tracking = opts.rowTrackingColumns === true ? [ROW_ID_FIELD, SEQUENCE_NUMBER_FIELD] : [];
+    this.layout = tracking.length === 0 ? layout : { ...layout, valueFields: [...layout.valueFields, ...tracking], physicalFields: [...layout.physicalFields, ...tracking] };
     this.where = `data files of ${opts.bucketDir}`;
     const format = fileFormatForLevel(this.options, opts.level);
     const changelogFormat = opts.changelog ? this.options['changelog-file.format'] : undefined;
@@ -456,17 +467,23 @@ export class KeyValueDataFileWriter extends RollingDataFileWriter {
 /**
  * Writes append-table files (`RowDataFileWriter`): rows over the table's fields, sequence
  * numbers counted from `startSequenceNumber` (the next number of the bucket for new data,
- * the first input file's minimum for compaction rewrites).
+ * the first input file's minimum for compaction rewrites). With `rowTrackingColumns`, a file's
+ * sequence range is the minimum and maximum of its rows' `_SEQUENCE_NUMBER` instead (Paimon 2.0's
+ * `RowDataFileSequenceNumberTracker`), and its writeCols name every column it holds.
  */
 export class AppendDataFileWriter extends RollingDataFileWriter {
   private nextSeq: bigint;
   private fileStartSeq: bigint;
+  private readonly tracked: boolean;
+  private trackedMin: bigint | null = null;
+  private trackedMax: bigint | null = null;
 
   constructor(opts: DataFileWriterOptions & { startSequenceNumber: bigint }) {
     super(opts);
     if (this.layout.isPrimaryKey) throw new PaimonError('INVALID_ARGUMENT', `${this.where}: the table has a primary key; use KeyValueDataFileWriter`);
     this.nextSeq = opts.startSequenceNumber;
     this.fileStartSeq = opts.startSequenceNumber;
+    this.tracked = opts.rowTrackingColumns === true;
   }
 
   async write(rows: Iterable<InternalRow>): Promise<void> {
@@ -481,12 +498,18 @@ export class AppendDataFileWriter extends RollingDataFileWriter {
     return this.nextSeq;
   }
 
-  protected onRowAdded(): void {
+  protected onRowAdded(row: InternalRow): void {
     this.nextSeq++;
+    if (!this.tracked) return;
+    const seq = row[row.length - 1] as bigint;
+    if (this.trackedMin === null || seq < this.trackedMin) this.trackedMin = seq;
+    if (this.trackedMax === null || seq > this.trackedMax) this.trackedMax = seq;
   }
 
   protected resetFileState(): void {
     this.fileStartSeq = this.nextSeq;
+    this.trackedMin = null;
+    this.trackedMax = null;
   }
 
   protected fileMeta(base: { fileName: string; fileSize: bigint; rowCount: bigint; physicalStats: SimpleColStats[] }): DataFileMeta {
@@ -499,8 +522,8 @@ export class AppendDataFileWriter extends RollingDataFileWriter {
       maxKey: BinaryRow.EMPTY_ROW,
       keyStats: EMPTY_STATS,
       valueStats: value.stats,
-      minSequenceNumber: this.fileStartSeq,
-      maxSequenceNumber: this.nextSeq - 1n,
+      minSequenceNumber: this.tracked ? (this.trackedMin ?? 0n) : this.fileStartSeq,
+      maxSequenceNumber: this.tracked ? (this.trackedMax ?? 0n) : this.nextSeq - 1n,
       schemaId: this.layout.schemaId,
       level: this.opts.level,
       extraFiles: [],
@@ -511,7 +534,7 @@ export class AppendDataFileWriter extends RollingDataFileWriter {
       valueStatsCols: value.cols,
       externalPath: null,
       firstRowId: null,
-      writeCols: null,
+      writeCols: this.tracked ? this.layout.physicalFields.map((f) => f.name) : null,
     };
   }
 }

@@ -55,6 +55,8 @@ import { FileStorePathFactory } from './file-store-path-factory.js';
 import { partitionSpec, type PartitionField, type PartitionPathOptions } from '../spec/partition-path.js';
 import { catalogSnapshotCommitOf, partitionStatistics, type SnapshotCommit } from '../catalog/snapshot-commit.js';
 import { metastorePartitionsOf, type PartitionValues } from '../catalog/metastore-partitions.js';
+import { FileSource, type DataFileMeta } from '../spec/data-file-meta.js';
+import { ROW_ID_FIELD } from '../data/data-file-layout.js';
 
 export interface FileStoreCommitOptions {
   fileIO: FileIO;
@@ -204,7 +206,10 @@ export class FileStoreCommit {
     if (changes.kind !== 'APPEND' && changes.kind !== 'COMPACT' && changes.kind !== 'OVERWRITE' && changes.kind !== 'ANALYZE') {
       throw new PaimonError('INVALID_ARGUMENT', `unknown commit kind ${String(changes.kind)}`);
     }
-    if (this.option('row-tracking.enabled') === 'true' && changes.deltaEntries.some((e) => e.kind === 'ADD' && e.file.firstRowId === null)) {
+    // Row tracking: Java's commit gives row ids to new APPEND files that have neither a first row
+    // id nor a physical _ROW_ID column (RowTrackingCommitUtils); this commit path assigns none, so
+    // it takes only files that need none (compacted files carry _ROW_ID or keep their range).
+    if (this.option('row-tracking.enabled') === 'true' && changes.deltaEntries.some((e) => e.kind === 'ADD' && needsRowIds(e.file))) {
       throw new PaimonError('UNSUPPORTED_TABLE', `table ${this.opts.tablePath} has row tracking enabled; adding files without row ids is not supported`);
     }
     if (
@@ -787,4 +792,9 @@ function maxBigint(a: bigint | undefined, b: bigint | undefined): bigint | undef
   if (a === undefined) return b;
   if (b === undefined) return a;
   return a > b ? a : b;
+}
+
+/** An APPEND file without a first row id or a physical `_ROW_ID` column: Java's commit would assign it row ids. */
+function needsRowIds(f: DataFileMeta): boolean {
+  return (f.fileSource ?? FileSource.APPEND) === FileSource.APPEND && f.firstRowId === null && !(f.writeCols ?? []).includes(ROW_ID_FIELD.name);
 }
