@@ -24,9 +24,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FileIO } from '../fs/file-io.js';
 import { PaimonError } from '../errors.js';
-import { BinaryRow } from '../spec/binary-row.js';
-import { FileSource, localNowAsUtcMillis, type DataFileMeta } from '../spec/data-file-meta.js';
-import { EMPTY_STATS, toSimpleStats, type ColumnStats } from '../spec/simple-stats.js';
+import { FileSource, newAppendFileMeta, type DataFileMeta } from '../spec/data-file-meta.js';
+import { toSimpleStats, type ColumnStats } from '../spec/simple-stats.js';
 import type { DataFieldSpec } from '../data/field-type.js';
 import { dataFileLayout, statsDenseStore, statsModes, type DataFileLayout, type TableSchemaLike } from '../data/data-file-layout.js';
 import { applyStatsMode, denseValueStats, type SimpleColStats } from '../data/simple-col-stats.js';
@@ -139,28 +138,18 @@ export function appendFileMeta(
 ): DataFileMeta {
   const dense = denseValueStats(layout.valueFields.map((f) => f.name), valueStats, denseStore);
   const types = dense.indexes.map((i) => binaryFieldType(layout.valueFields[i].type));
-  return {
+  return newAppendFileMeta({
     fileName: file.fileName,
     fileSize: file.fileSize,
     rowCount: file.rowCount,
-    minKey: BinaryRow.EMPTY_ROW,
-    maxKey: BinaryRow.EMPTY_ROW,
-    keyStats: EMPTY_STATS,
     valueStats: toSimpleStats(types, dense.stats as ColumnStats[]),
     minSequenceNumber: file.minSequenceNumber,
     maxSequenceNumber: file.minSequenceNumber + file.rowCount - 1n,
     schemaId: layout.schemaId,
     level: LEVEL,
-    extraFiles: [],
-    creationTime: localNowAsUtcMillis(),
-    deleteRowCount: 0n,
-    embeddedIndex: null,
     fileSource: FileSource.COMPACT,
     valueStatsCols: dense.valueStatsCols,
-    externalPath: null,
-    firstRowId: null,
-    writeCols: null,
-  };
+  });
 }
 
 // ---------------------------------------------------------------------------------------

@@ -241,6 +241,35 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
   else appendCompactionAllowed(table, options);
 }
 
+/** Partition fields, and the trimmed primary key's positions and types in the target schema. */
+export function tableKeyLayout(table: string, schema: TableSchema, target: SchemaLike): { partitionFields: PartitionField[]; keyIndexes: number[]; keyTypes: FieldType[] } {
+  const partitionFields: PartitionField[] = schema.partitionKeys.map((k) => {
+    const f = schema.fields.find((x) => x.name === k);
+    if (!f) throw new PaimonError('CORRUPT_METADATA', `${table}: partition key ${k} is not a field`);
+    return { name: k, type: binaryFieldType(parseDataField(f).type) };
+  });
+  const trimmedKeys = schema.primaryKeys.filter((k) => !schema.partitionKeys.includes(k));
+  const keyIndexes = trimmedKeys.map((k) => target.fieldSpecs.findIndex((f) => f.name === k));
+  return { partitionFields, keyIndexes, keyTypes: keyIndexes.map((i) => target.fieldSpecs[i].type) };
+}
+
+/** The `sequence.field` columns (positions and types in the target schema). */
+export function sequenceFieldsOf(table: string, target: SchemaLike, options: Readonly<Record<string, string>>): MergeOrder['sequenceFields'] {
+  return (options['sequence.field'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((name) => {
+    const index = target.fieldSpecs.findIndex((f) => f.name === name);
+    if (index < 0) throw new PaimonError('CORRUPT_METADATA', `${table}: sequence.field ${name} is not a field`);
+    return { index, type: target.fieldSpecs[index].type };
+  });
+}
+
+/** A result with nothing done yet, planned from `base`. */
+export function emptyCompactResult(base: Snapshot | null): CompactTableResult {
+  return {
+    baseSnapshotId: base?.id ?? null, committedSnapshotId: null, partitions: 0, buckets: 0, filesBefore: 0, filesAfter: 0,
+    bytesBefore: 0n, bytesAfter: 0n, rowsRead: 0n, rowsWritten: 0n, filesUpgraded: 0, deletionVectorsApplied: 0, dvIndexFilesWritten: 0, skippedReason: null,
+  };
+}
+
 export async function compactTable(o: CompactTableOptions): Promise<CompactTableResult> {
   const schemas = new SchemaManager(o.fileIO, o.tablePath, o.branch);
   const ids = await schemas.listAllIds();
@@ -275,14 +304,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
     return p;
   };
 
-  const partitionFields: PartitionField[] = latest.partitionKeys.map((k) => {
-    const f = latest.fields.find((x) => x.name === k);
-    if (!f) throw new PaimonError('CORRUPT_METADATA', `${o.table}: partition key ${k} is not a field`);
-    return { name: k, type: binaryFieldType(parseDataField(f).type) };
-  });
-  const trimmedKeys = latest.primaryKeys.filter((k) => !latest.partitionKeys.includes(k));
-  const keyIndexes = trimmedKeys.map((k) => target.fieldSpecs.findIndex((f) => f.name === k));
-  const keyTypes: FieldType[] = keyIndexes.map((i) => target.fieldSpecs[i].type);
+  const { partitionFields, keyIndexes, keyTypes } = tableKeyLayout(o.table, latest, target);
   const bucketNum = Number(options['bucket'] ?? '-1');
   const bucketMode: BucketMode = !isPk
     ? bucketNum === -1 ? 'BUCKET_UNAWARE' : 'HASH_FIXED'
@@ -310,10 +332,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
 
   // ---- plan from the pinned latest snapshot
   const base: Snapshot | null = await commit.snapshotManager.latestSnapshot();
-  const empty: CompactTableResult = {
-    baseSnapshotId: base?.id ?? null, committedSnapshotId: null, partitions: 0, buckets: 0, filesBefore: 0, filesAfter: 0,
-    bytesBefore: 0n, bytesAfter: 0n, rowsRead: 0n, rowsWritten: 0n, filesUpgraded: 0, deletionVectorsApplied: 0, dvIndexFilesWritten: 0, skippedReason: null,
-  };
+  const empty = emptyCompactResult(base);
   if (base === null) return { ...empty, skippedReason: 'the table has no snapshot' };
   const live = await commit.scan.readLiveEntries(base);
   const groups = new Map<string, BucketGroup>();
@@ -349,11 +368,7 @@ export async function compactTable(o: CompactTableOptions): Promise<CompactTable
   const targetFileSize = parseMemorySize(options['target-file-size'] ?? (isPk ? '128 mb' : '256 mb'), 'target-file-size');
   const forceAll = bool(options['compaction.force-rewrite-all-files']);
   const cmp = binaryKeyComparator(keyTypes);
-  const sequenceFields = (options['sequence.field'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((name) => {
-    const index = target.fieldSpecs.findIndex((f) => f.name === name);
-    if (index < 0) throw new PaimonError('CORRUPT_METADATA', `${o.table}: sequence.field ${name} is not a field`);
-    return { index, type: target.fieldSpecs[index].type };
-  });
+  const sequenceFields = sequenceFieldsOf(o.table, target, options);
   const order: MergeOrder = { keyTypes, sequenceFields };
   const mf = isPk ? createMergeFunction(target.fieldSpecs, latest.primaryKeys, options) : null;
 

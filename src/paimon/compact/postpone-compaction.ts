@@ -48,13 +48,13 @@ import { PaimonError } from '../errors.js';
 import { defaultBucket, toBinaryRow, type BinaryFieldType, type BinaryRow, type BinaryValue } from '../spec/binary-row.js';
 import type { DataFileMeta } from '../spec/data-file-meta.js';
 import { toDeleteEntry, type ManifestEntry } from '../spec/manifest-entry.js';
-import { POSTPONE_BUCKET, type PartitionField } from '../spec/partition-path.js';
+import { POSTPONE_BUCKET } from '../spec/partition-path.js';
 import type { Snapshot } from '../spec/snapshot.js';
 import type { TableSchema } from '../spec/table-schema.js';
 import { optionBool as bool, parseMemorySize } from '../spec/core-options.js';
 import { FileStoreCommit } from '../table/file-store-commit.js';
 import { SchemaManager } from '../table/schema-manager.js';
-import { parseDataField, type DataFieldSpec, type FieldType } from '../data/field-type.js';
+import type { DataFieldSpec } from '../data/field-type.js';
 import type { TableSchemaLike } from '../data/data-file-layout.js';
 import type { KeyValue } from '../data/internal-row.js';
 import { KeyValueDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
@@ -63,7 +63,7 @@ import { createMergeFunction } from './merge-function.js';
 import { binaryKeyComparator, levelSortedRuns, planSections, type CompactUnit } from './interval-partition.js';
 import { pickUniversal, universalOptions } from './universal-compaction.js';
 import { mergeRuns, readRun, recordComparator, type MergeOrder, type RunSource } from './sorted-run-merge.js';
-import type { CompactTableOptions, CompactTableResult } from './compact-table.js';
+import { emptyCompactResult, sequenceFieldsOf, tableKeyLayout, type CompactTableOptions, type CompactTableResult } from './compact-table.js';
 
 // ---------------------------------------------------------------- pure planning
 
@@ -254,21 +254,10 @@ const BATCH = 1024;
 export async function compactPostponeTable(o: CompactTableOptions, ctx: PostponeTableContext): Promise<CompactTableResult> {
   const { schema, options, target } = ctx;
   checkPostponeCompactable(o, schema, options);
-  const partitionFields: PartitionField[] = schema.partitionKeys.map((k) => {
-    const f = schema.fields.find((x) => x.name === k);
-    if (!f) throw new PaimonError('CORRUPT_METADATA', `${o.table}: partition key ${k} is not a field`);
-    return { name: k, type: binaryFieldType(parseDataField(f).type) };
-  });
-  const trimmedKeys = schema.primaryKeys.filter((k) => !schema.partitionKeys.includes(k));
-  const keyIndexes = trimmedKeys.map((k) => target.fieldSpecs.findIndex((f) => f.name === k));
-  const keyTypes: FieldType[] = keyIndexes.map((i) => target.fieldSpecs[i].type);
+  const { partitionFields, keyIndexes, keyTypes } = tableKeyLayout(o.table, schema, target);
   const bucketKey = postponeBucketKey(schema, target.fieldSpecs, options, o.table);
   const mf = createMergeFunction(target.fieldSpecs, schema.primaryKeys, options);
-  const sequenceFields = (options['sequence.field'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((name) => {
-    const index = target.fieldSpecs.findIndex((f) => f.name === name);
-    if (index < 0) throw new PaimonError('CORRUPT_METADATA', `${o.table}: sequence.field ${name} is not a field`);
-    return { index, type: target.fieldSpecs[index].type };
-  });
+  const sequenceFields = sequenceFieldsOf(o.table, target, options);
   const order: MergeOrder = { keyTypes, sequenceFields };
   const numLevels = options['num-levels'] !== undefined ? Number(options['num-levels']) : Number(options['num-sorted-run.compaction-trigger'] ?? '5') + 1;
   const universal = universalOptions(options);
@@ -281,10 +270,7 @@ export async function compactPostponeTable(o: CompactTableOptions, ctx: Postpone
     keyTypes: keyTypes.map(binaryFieldType), bucketMode: 'HASH_FIXED', tableOptions: schema.options,
   });
   const base: Snapshot | null = await commit.snapshotManager.latestSnapshot();
-  const empty: CompactTableResult = {
-    baseSnapshotId: base?.id ?? null, committedSnapshotId: null, partitions: 0, buckets: 0, filesBefore: 0, filesAfter: 0,
-    bytesBefore: 0n, bytesAfter: 0n, rowsRead: 0n, rowsWritten: 0n, filesUpgraded: 0, deletionVectorsApplied: 0, dvIndexFilesWritten: 0, skippedReason: null,
-  };
+  const empty = emptyCompactResult(base);
   if (base === null) return { ...empty, skippedReason: 'the table has no snapshot' };
   const live = await commit.scan.readLiveEntries(base);
   const plan = planPostponeCompaction(live, postponeBucketAssigner(live, options));
