@@ -343,8 +343,8 @@ for (const v of PAIMON_VERSIONS) {
       }
     });
 
-    test('the tag and branch lifecycle on Parquet-manifest, row-tracking and data-evolution tables leaves the same files as Paimon Java\'s Table API', async () => {
-      const tables = ['t', 'rt', 'de'] as const;
+    test('the tag and branch lifecycle on Parquet-manifest, row-tracking, data-evolution and postpone-bucket tables leaves the same files as Paimon Java\'s Table API', async () => {
+      const tables = ['t', 'rt', 'de', 'pp'] as const;
       const { a, b } = await javaAndOurCopies(origin, `p20-lifecycle-${v}`);
       const ex = executorFor(b, LIFECYCLE);
       const olderThan = String(Date.now());
@@ -379,7 +379,8 @@ for (const v of PAIMON_VERSIONS) {
         const noLatest = (l: string[]): string[] => l.filter((f) => f !== 'snapshot/LATEST');
         assert.deepEqual(noLatest(listTree(tableDir(b, t))), noLatest(listTree(tableDir(a, t))), `${t}: same files on disk as Paimon Java`);
         assert.equal(readFileSync(join(tableDir(b, t), 'snapshot/LATEST'), 'utf8').trim(), String(Math.max(...listTree(tableDir(b, t)).flatMap((f) => /^snapshot\/snapshot-(\d+)$/.exec(f)?.[1] ?? []).map(Number))));
-        assert.ok(rows[2 * i].length > 0, `${t}: Java reads rows`);
+        // bucket -2 rows stay invisible until a compaction gives them buckets
+        if (t !== 'pp') assert.ok(rows[2 * i].length > 0, `${t}: Java reads rows`);
         assert.deepEqual(rows[2 * i + 1], rows[2 * i], `${t}: Java reads the same rows`);
       }
     });
