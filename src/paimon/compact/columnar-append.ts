@@ -30,8 +30,8 @@ import type { DataFieldSpec } from '../data/field-type.js';
 import { dataFileLayout, statsDenseStore, statsModes, type DataFileLayout, type TableSchemaLike } from '../data/data-file-layout.js';
 import { applyStatsMode, denseValueStats, type SimpleColStats } from '../data/simple-col-stats.js';
 import { binaryFieldType } from '../data/parquet-writer.js';
-import { connectDuckDB, duckWriteType, quoteIdent, quoteLiteral, type DataEngine } from '../data/duckdb-engine.js';
-import { columnarEnabled, columnStatsAggregates, columnTypeRefusal, fileIndexSql, filesRefusal, inputLocalPath, parquetCopyOptions, readColumnStats, writeRolling } from './columnar-output.js';
+import { duckWriteType, quoteIdent, quoteLiteral, type DataEngine } from '../data/duckdb-engine.js';
+import { columnarEnabled, columnStatsAggregates, columnTypeRefusal, fileIndexSql, filesRefusal, inputLocalPath, parquetCopyOptions, readColumnStats, withRewriteConnection, writeRolling } from './columnar-output.js';
 
 /** Append rewrites always write level 0. */
 const LEVEL = 0;
@@ -174,12 +174,7 @@ async function footerRowCounts(conn: DuckDBConnection, paths: readonly string[])
 export async function rewriteAppendColumnar(o: ColumnarAppendInput): Promise<ColumnarAppendResult | null> {
   if (columnarAppendRefusal(o) !== null) return null;
   const options = { ...o.target.options, ...o.options };
-  const written: string[] = [];
-  const conn = await connectDuckDB(o.engine);
-  const onAbort = (): void => conn.interrupt();
-  o.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    o.signal?.throwIfAborted();
+  return withRewriteConnection(o, async (conn, written) => {
     const plan = planColumnarAppend(o, await footerRowCounts(conn, o.files.map((f) => inputLocalPath(f, o.bucketDir)!)));
     const layout = plan.layout;
     const modes = statsModes(options, layout.physicalFields.map((f) => f.name), LEVEL, { thinModeKeyNames: [] });
@@ -202,12 +197,5 @@ export async function rewriteAppendColumnar(o: ColumnarAppendInput): Promise<Col
       }
     }
     return { files, rowsRead: BigInt(plan.rows), rowsWritten: BigInt(plan.rows) };
-  } catch (e) {
-    if (written.length > 0) await o.fileIO.deleteMany([...written]).catch(() => 0);
-    if (o.signal?.aborted) throw o.signal.reason;
-    throw e;
-  } finally {
-    o.signal?.removeEventListener('abort', onAbort);
-    conn.closeSync();
-  }
+  });
 }

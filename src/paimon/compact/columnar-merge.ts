@@ -35,7 +35,7 @@
  * simple-col-stats.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
 import type { FileIO } from '../fs/file-io.js';
 import { toBinaryRow, type BinaryValue } from '../spec/binary-row.js';
 import { FileSource, localNowAsUtcMillis, type DataFileMeta } from '../spec/data-file-meta.js';
@@ -45,9 +45,9 @@ import type { Datum } from '../data/internal-row.js';
 import { dataFileLayout, statsDenseStore, statsModes, type DataFileLayout, type StatsMode, type TableSchemaLike } from '../data/data-file-layout.js';
 import { applyStatsMode, denseValueStats, type SimpleColStats } from '../data/simple-col-stats.js';
 import { binaryFieldType } from '../data/parquet-writer.js';
-import { connectDuckDB, duckWriteType, fromDuckConverter, quoteIdent, quoteLiteral, type DataEngine } from '../data/duckdb-engine.js';
+import { duckWriteType, fromDuckConverter, quoteIdent, quoteLiteral, type DataEngine } from '../data/duckdb-engine.js';
 import type { MergeEngineName } from './merge-function.js';
-import { columnarEnabled, columnStatsAggregates, columnTypeRefusal, fileIndexSql, filesRefusal, inputLocalPath, parquetCopyOptions, readColumnStats, writeRolling } from './columnar-output.js';
+import { columnarEnabled, columnStatsAggregates, columnTypeRefusal, fileIndexSql, filesRefusal, inputLocalPath, parquetCopyOptions, readColumnStats, withRewriteConnection, writeRolling } from './columnar-output.js';
 
 export { setColumnarMerge } from './columnar-output.js';
 
@@ -279,12 +279,7 @@ export async function rewriteColumnar(o: ColumnarMergeInput): Promise<ColumnarMe
   const modes = statsModes(options, layout.physicalFields.map((f) => f.name), o.level, { thinModeKeyNames: [] });
   const denseStore = statsDenseStore(options);
   const table = `merged_${randomUUID().replace(/-/g, '')}`;
-  const written: string[] = [];
-  const conn: DuckDBConnection = await connectDuckDB(o.engine);
-  const onAbort = (): void => conn.interrupt();
-  o.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    o.signal?.throwIfAborted();
+  return withRewriteConnection(o, async (conn, written) => {
     await conn.run(plan.mergeSql(table));
     const count = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0][0]);
     const rolled = await writeRolling({
@@ -300,13 +295,5 @@ export async function rewriteColumnar(o: ColumnarMergeInput): Promise<ColumnarMe
       }
     }
     return { files, rowsRead: plan.inputRows, rowsWritten: BigInt(count) };
-  } catch (e) {
-    if (written.length > 0) await o.fileIO.deleteMany([...written]).catch(() => 0);
-    if (o.signal?.aborted) throw o.signal.reason;
-    throw e;
-  } finally {
-    o.signal?.removeEventListener('abort', onAbort);
-    await conn.run(`DROP TABLE IF EXISTS temp.main.${table}`).catch(() => undefined);
-    conn.closeSync();
-  }
+  }, (conn) => conn.run(`DROP TABLE IF EXISTS temp.main.${table}`));
 }

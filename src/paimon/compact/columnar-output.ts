@@ -26,7 +26,7 @@ import type { DataFieldSpec, FieldType } from '../data/field-type.js';
 import { fileCompressionForLevel, fileFormatForLevel, formatFromFileName, newDataFileName, zstdLevel } from '../data/data-file-layout.js';
 import type { SimpleColStats } from '../data/simple-col-stats.js';
 import { duckCompression, publishLocalFile } from '../data/parquet-writer.js';
-import { dataTempDir, fieldIdsOption, fromDuckConverter, localPathOf, quoteIdent } from '../data/duckdb-engine.js';
+import { connectDuckDB, dataTempDir, fieldIdsOption, fromDuckConverter, localPathOf, quoteIdent, type DataEngine } from '../data/duckdb-engine.js';
 
 let enabled = true;
 
@@ -221,4 +221,32 @@ export async function writeRolling(o: {
     }
   }
   return files;
+}
+
+/**
+ * Runs one columnar rewrite on a connection of its own: a query in flight is interrupted when
+ * `signal` aborts, and the files the rewrite recorded in `written` are deleted when it fails.
+ * `cleanup` drops what the rewrite left in the connection (temporary tables).
+ */
+export async function withRewriteConnection<T>(
+  o: { engine?: DataEngine | null; fileIO: FileIO; signal?: AbortSignal },
+  body: (conn: DuckDBConnection, written: string[]) => Promise<T>,
+  cleanup?: (conn: DuckDBConnection) => Promise<unknown>,
+): Promise<T> {
+  const written: string[] = [];
+  const conn = await connectDuckDB(o.engine);
+  const onAbort = (): void => conn.interrupt();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    o.signal?.throwIfAborted();
+    return await body(conn, written);
+  } catch (e) {
+    if (written.length > 0) await o.fileIO.deleteMany([...written]).catch(() => 0);
+    if (o.signal?.aborted) throw o.signal.reason;
+    throw e;
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort);
+    if (cleanup) await cleanup(conn).catch(() => undefined);
+    conn.closeSync();
+  }
 }
