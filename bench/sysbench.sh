@@ -3,8 +3,11 @@
 #   direct            sysbench -> MariaDB
 #   haproxy           sysbench -> HAProxy (Debian, TCP mode: a layer-4 relay, the floor of any proxy) -> MariaDB
 #   proxy             sysbench -> paimon-procedure-proxy (relay mode) -> MariaDB
-#   node floor        sysbench -> bench/node-relay-floor.mjs (bytes copied both ways, nothing parsed:
-#                     the floor of a relay on Node's socket API) -> MariaDB; BENCH_FLOOR=0 leaves it out
+#   floor             sysbench -> a relay that copies bytes both ways and parses nothing -> MariaDB:
+#                     BENCH_FLOOR=node (default) bench/node-relay-floor.mjs, the floor of a relay on
+#                     Node's socket API; BENCH_FLOOR=native bench/native-relay-floor/ (compiled here with
+#                     gcc against Node's headers), the floor once no JavaScript runs per read or write;
+#                     BENCH_FLOOR=0 leaves it out
 # Workloads: sysbench oltp_point_select and oltp_read_only, at 1, 16 and 64 threads.
 # Prints throughput ratios (proxy/direct, proxy/haproxy, node floor/haproxy), the p95 latency the
 # proxy adds, and the CPU time per forwarded query of the proxy, HAProxy and the node floor (from
@@ -91,12 +94,21 @@ PX_PORT=$(_mariadb_free_port)
 PPP_LOG_LEVEL=warn node ${BENCH_NODE_ARGS:-} --import tsx src/cli.ts serve --host 127.0.0.1 --port "$PX_PORT" --upstream "127.0.0.1:$DB_PORT" --workers "$PROXY_WORKERS" \
   --warehouse "$OUT/warehouse" >"$OUT/proxy.log" 2>&1 &
 PROXY_PID=$!
-FLOOR=${BENCH_FLOOR:-1}
+FLOOR=${BENCH_FLOOR:-node}
+[ "$FLOOR" = 1 ] && FLOOR=node
 FL_PORT=$(_mariadb_free_port)
-if [ "$FLOOR" = 1 ]; then
-  node bench/node-relay-floor.mjs "$FL_PORT" "$DB_PORT" "$PROXY_WORKERS" >"$OUT/floor.log" 2>&1 &
-  FLOOR_PID=$!
-fi
+case "$FLOOR" in
+  node)
+    node bench/node-relay-floor.mjs "$FL_PORT" "$DB_PORT" "$PROXY_WORKERS" >"$OUT/floor.log" 2>&1 &
+    FLOOR_PID=$! ;;
+  native)
+    gcc -O2 -Wall -shared -fPIC -I"$(dirname "$(command -v node)")/../include/node" \
+      bench/native-relay-floor/relay.c -o "$OUT/native-relay.node" -lpthread
+    node bench/native-relay-floor/floor.mjs "$OUT/native-relay.node" "$FL_PORT" "$DB_PORT" "$PROXY_WORKERS" >"$OUT/floor.log" 2>&1 &
+    FLOOR_PID=$! ;;
+  0) ;;
+  *) echo "BENCH_FLOOR: node, native or 0, not '$FLOOR'" >&2; exit 2 ;;
+esac
 for _ in $(seq 300); do
   mariadb --no-defaults -h127.0.0.1 -P"$PX_PORT" -u"$MARIADB_USER" -p"$MARIADB_PASSWORD" -e 'SELECT 1' >/dev/null 2>&1 && break
   sleep 0.2
@@ -106,7 +118,7 @@ for _ in $(seq 50); do
   sleep 0.2
 done
 
-if [ "$FLOOR" = 1 ]; then
+if [ "$FLOOR" != 0 ]; then
   for _ in $(seq 50); do
     mariadb --no-defaults -h127.0.0.1 -P"$FL_PORT" -u"$MARIADB_USER" -p"$MARIADB_PASSWORD" -e 'SELECT 1' >/dev/null 2>&1 && break
     sleep 0.2
@@ -170,6 +182,7 @@ median() {
 
 echo "machine: $(nproc) CPU(s), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "versions: $(mariadbd --version | awk '{print $3}') | sysbench $(sysbench --version | awk '{print $2}') | $(haproxy -v | head -1 | awk '{print "haproxy", $3}') | node $(node --version)"
+echo "floor: $FLOOR"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "each run ${SECONDS_PER_RUN}s x $REPEAT rounds (medians), proxy workers $PROXY_WORKERS, HAProxy threads $HA_THREADS, --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
 printf '\n%-18s %4s | %10s %10s %10s %10s | %8s %8s %8s | %8s %8s %8s | %9s | %10s %10s %10s\n' \
@@ -180,7 +193,7 @@ for w in $WORKLOADS; do
     # REPEAT rounds in rotating order (direct/haproxy/proxy, haproxy/proxy/direct, ...) so that
     # drifting background load does not favour one target; the medians are reported.
     ticks=0; hticks=0; fticks=0; q=0; hq=0; fq=0
-    targets=3; [ "$FLOOR" = 1 ] && targets=4
+    targets=3; [ "$FLOOR" != 0 ] && targets=4
     for r in $(seq "$REPEAT"); do
       for k in $(seq 0 $((targets - 1))); do
         case $(((k + r) % targets)) in
@@ -196,7 +209,7 @@ for w in $WORKLOADS; do
     done
     d=$(median qps_of direct "$w" "$t"); h=$(median qps_of haproxy "$w" "$t"); p=$(median qps_of proxy "$w" "$t")
     pd=$(median p95_of direct "$w" "$t"); ph=$(median p95_of haproxy "$w" "$t"); pp=$(median p95_of proxy "$w" "$t")
-    f=0; [ "$FLOOR" = 1 ] && f=$(median qps_of floor "$w" "$t")
+    f=0; [ "$FLOOR" != 0 ] && f=$(median qps_of floor "$w" "$t")
     awk -v w="$w" -v t="$t" -v d="$d" -v h="$h" -v p="$p" -v f="$f" -v pd="$pd" -v ph="$ph" -v pp="$pp" \
       -v ticks="$ticks" -v hticks="$hticks" -v fticks="$fticks" -v hz="$CLK_TCK" -v q="$q" -v hq="$hq" -v fq="$fq" 'BEGIN {
         printf "%-18s %4d | %10.0f %10.0f %10.0f %10.0f | %8.3f %8.3f %8.3f | %8.2f %8.2f %8.2f | %+8.2fms | %10.1f %10.1f %10.1f\n",
