@@ -21,11 +21,8 @@ export const procedureLimitsSchema = z
     orphan_list_concurrency: z.number().int().positive().default(8),
     compact_memory_budget_mb: z.number().int().positive().default(512),
     compact_concurrency: z.number().int().positive().default(2),
-    /**
-     * compact (and compact_database) on tables with VARIANT columns: their new files hold the
-     * variant parts as OPTIONAL columns, read by Paimon Java but not by pypaimon 2.1.0.
-     */
-    compact_variant_tables: z.boolean().default(false),
+    /** compact (and compact_database) on tables with VARIANT columns; false leaves them to Paimon's engines. */
+    compact_variant_tables: z.boolean().default(true),
     /** A metadata-changing CALL on a table that another CALL holds: wait for it, or fail at once. */
     table_lock: z.enum(['wait', 'fail']).default('wait'),
     /** Longest wait for a table lock before failing (table_lock 'wait'). */

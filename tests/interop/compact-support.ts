@@ -104,3 +104,15 @@ export const LARGE_DV_SPEC: TableSpec = {
 
 /** Deletes (-D) of the 20 ids from `from` in LARGE_DV_SPEC's table. */
 export const largeDvDeletes = (from: number): Row[] => Array.from({ length: 20 }, (_, i) => ({ id: from + i, name: null, amount: null, pad: null, _rowKind: '-D' }));
+
+/** DataFileMetas (as Java lists them) in an order that does not depend on file names. */
+export function sortedMetas(fs: JsonObj[]): JsonObj[] {
+  return [...fs].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : JSON.stringify(x) > JSON.stringify(y) ? 1 : 0));
+}
+
+/** A DataFileMeta without what differs between two writers of the same rows (name, size, time). */
+export function comparableMeta(f: JsonObj): JsonObj {
+  const { fileName: _n, fileSize: _s, creationTime: _c, creationTimeEpochMillis: _e, ...rest } = f;
+  void _n; void _s; void _c; void _e;
+  return rest;
+}

@@ -4,11 +4,12 @@
  * tables, Java's full compaction and ours: Java reads the same rows from both (variants compared
  * as the JSON text Paimon renders), the files keep Java's Parquet layout (names, types, field ids;
  * differences only where DuckDB cannot follow, see variant-parquet.ts) and Java's statistics, and
- * Java keeps writing and compacting on ours. pypaimon 2.1.0 reads Java's variants but not ours
- * (it needs the parts REQUIRED, which DuckDB cannot write): pinned below, and the reason such
- * tables are compacted only with `procedures.compact_variant_tables` on (refused by default). A
- * table whose variants Java shreds (`variant.inferShreddingSchema`) is refused, naming the engine
- * procedure.
+ * Java keeps writing and compacting on ours. pypaimon 2.1.0, which needs the variant parts
+ * REQUIRED (DuckDB writes them OPTIONAL; our writer rewrites them, see parquet-required-parts.ts),
+ * reads from our compacted files the rows it reads from Java's. Such tables are compacted by
+ * default; with `procedures.compact_variant_tables` off, or a codec the rewrite cannot compress
+ * pages with (lz4), they are refused before any work. A table whose variants Java shreds
+ * (`variant.inferShreddingSchema`) is refused, naming the engine procedure.
  */
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,8 +24,8 @@ import { java, pypaimon21, sharedDirectory, type JsonObj } from './peers.js';
 import { callNamed, executorFor, javaAndOurCopies, javaBatch, ourCopy, tempDir } from './procedures-support.js';
 import { liveFiles, type LiveFile } from './compact-support.js';
 
-/** The proxy setting that lets compact write VARIANT tables (the files' variant parts are OPTIONAL). */
-const VARIANT_ON = { compact_variant_tables: true };
+/** The proxy setting that leaves VARIANT tables to Paimon's engines. */
+const VARIANT_OFF = { compact_variant_tables: false };
 const DB = 'interop';
 const J = java('2.0');
 const run = promisify(execFile);
@@ -174,9 +175,10 @@ async function parquetSchema(path: string): Promise<SchemaNode[]> {
 }
 
 /**
- * Our file's layout against Java's, element by element: the same names, physical types, field ids
- * and annotations, except where DuckDB cannot follow: variant parts without ids, OPTIONAL where
- * Java writes REQUIRED, and two legacy annotations (INT_32/INT_64, MAP_KEY_VALUE).
+ * Our file's layout against Java's, element by element: the same names, physical types, field ids,
+ * annotations and, for the variant parts, repetition (REQUIRED), except where DuckDB cannot follow:
+ * variant parts without ids, OPTIONAL where Java writes other columns REQUIRED, and two legacy
+ * annotations (INT_32/INT_64, MAP_KEY_VALUE).
  */
 function assertLayoutLikeJava(ours: SchemaNode[], javas: SchemaNode[], what: string): void {
   assert.equal(ours.length, javas.length, `${what}: as many schema elements as Java's`);
@@ -195,6 +197,8 @@ function assertLayoutLikeJava(ours: SchemaNode[], javas: SchemaNode[], what: str
     if (isVariantPart) {
       variantParts++;
       assert.equal(o.fieldId, null, at);
+      assert.equal(j.repetition, 'REQUIRED', at);
+      assert.equal(o.repetition, 'REQUIRED', at);
     } else assert.equal(o.fieldId, j.fieldId, at);
     if (j.repetition === 'REQUIRED') assert.ok(o.repetition === 'REQUIRED' || o.repetition === 'OPTIONAL', at);
     else assert.equal(o.repetition, j.repetition, at);
@@ -251,7 +255,7 @@ describe('compact on VARIANT tables, against Paimon Java 2.0.0', { timeout: 1_80
       const filesBefore = (await live(b, table)).length;
 
       await J.compact(a, DB, table, 'full');
-      const o = await callNamed(executorFor(b, [compact], VARIANT_ON), 'compact', { table: `${DB}.${table}`, compact_strategy: 'full' });
+      const o = await callNamed(executorFor(b, [compact]), 'compact', { table: `${DB}.${table}`, compact_strategy: 'full' });
       assert.ok(o.ok, o.ok ? '' : `${o.error.code} ${o.error.message}`);
 
       assert.deepEqual(await javaRows(b, table), before, `${table}: Java reads the same rows after our compaction`);
@@ -278,31 +282,43 @@ describe('compact on VARIANT tables, against Paimon Java 2.0.0', { timeout: 1_80
     });
   }
 
-  // pypaimon 2.1.0 reads VARIANT (Java's files: the same variants), but refuses a variant group
-  // whose parts are OPTIONAL: its schema-evolution cast (cast_array_for_schema_evolution) will not
-  // turn struct<value: binary, metadata: binary> into the non-nullable parts of its read type, and
-  // DuckDB writes struct children OPTIONAL only. This pins that state, so a change is noticed.
-  test('pypaimon 2.1.0 reads Java\'s variants but refuses our compacted files (OPTIONAL variant parts)', async () => {
+  // pypaimon 2.1.0 reads a variant group only with REQUIRED parts: its schema-evolution cast
+  // (cast_array_for_schema_evolution) will not turn nullable struct children into the non-nullable
+  // parts of its read type. So this reads, through pypaimon's own GenericVariant, the same rows
+  // from our compaction as from Java's and as before either.
+  test('pypaimon 2.1.0 reads from our compacted files the variants it reads from Java\'s compaction and from the files before', async () => {
     for (const table of ['pk', 'ap']) {
-      const b = ourCopy(origin, `cv-py-${table}`);
-      const expected = await pyRows(origin, table);
-      assert.ok(expected.length >= 40 && expected.some((l) => l.includes('12345678901234567890.')), `${table}: pypaimon reads Java's variants`);
-      const o = await callNamed(executorFor(b, [compact], VARIANT_ON), 'compact', { table: `${DB}.${table}`, compact_strategy: 'full' });
+      const { a, b } = await javaAndOurCopies(origin, `cv-py-${table}`);
+      const before = await pyRows(origin, table);
+      assert.ok(before.length >= 40 && before.some((l) => l.includes('12345678901234567890.')), `${table}: pypaimon reads Java's variants`);
+      const filesBefore = (await live(b, table)).length;
+      await J.compact(a, DB, table, 'full');
+      const o = await callNamed(executorFor(b, [compact]), 'compact', { table: `${DB}.${table}`, compact_strategy: 'full' });
       assert.ok(o.ok, o.ok ? '' : `${o.error.code} ${o.error.message}`);
-      await assert.rejects(pyRows(b, table), (e: Error & { stderr?: string }) => /cannot cast nullable field to non-nullable field: struct<value: binary, metadata: binary>/.test(e.stderr ?? ''), `${table}: pypaimon's refusal changed`);
+      const ours = await live(b, table);
+      assert.ok(ours.length > 0 && ours.length < filesBefore, `${table}: our compaction rewrote the files (${filesBefore} -> ${ours.length})`);
+      for (const f of ours) {
+        const parts = (await parquetSchema(join(tableDir(b, table), `bucket-${f.bucket}`, f.fileName))).filter((n) => (n.name === 'value' || n.name === 'metadata') && n.type === 'BYTE_ARRAY');
+        assert.ok(parts.length === 8 && parts.every((n) => n.repetition === 'REQUIRED'), `${table} ${f.fileName}: variant parts REQUIRED`);
+      }
+      assert.deepEqual(await pyRows(a, table), before, `${table}: pypaimon reads Java's compaction as before it`);
+      assert.deepEqual(await pyRows(b, table), before, `${table}: and ours the same`);
     }
   });
 
-  test('by default (procedures.compact_variant_tables off) a VARIANT table is refused, naming the setting, pypaimon and the engine procedure; nothing changes', async () => {
+  test('with procedures.compact_variant_tables off, or with lz4 pages, a VARIANT table is refused before any work, naming what to do; nothing changes', async () => {
     for (const table of ['pk', 'ap']) {
       const wh = ourCopy(origin, `cv-off-${table}`);
       const before = checksums(tableDir(wh, table));
-      const o = await callNamed(executorFor(wh, [compact]), 'compact', { table: `${DB}.${table}`, compact_strategy: 'full' });
+      const o = await callNamed(executorFor(wh, [compact], VARIANT_OFF), 'compact', { table: `${DB}.${table}`, compact_strategy: 'full' });
       assert.ok(!o.ok && o.error.code === 'UNSUPPORTED_TABLE', o.ok ? 'ok' : `${o.error.code} ${o.error.message}`);
       assert.ok(o.error.message.startsWith(`compact on ${DB}.${table}: column j holds VARIANT values`), o.error.message);
-      assert.match(o.error.message, /pypaimon 2\.1\.0/);
-      assert.match(o.error.message, /procedures\.compact_variant_tables = true/);
+      assert.match(o.error.message, /procedures\.compact_variant_tables is off/);
       assert.match(o.error.message, /Spark or Flink CALL sys\.compact/);
+      assert.deepEqual(checksums(tableDir(wh, table)), before);
+      const lz4 = await callNamed(executorFor(wh, [compact]), 'compact', { table: `${DB}.${table}`, compact_strategy: 'full', options: 'file.compression=lz4' });
+      assert.ok(!lz4.ok && lz4.error.code === 'UNSUPPORTED_TABLE', lz4.ok ? 'ok' : `${lz4.error.code} ${lz4.error.message}`);
+      assert.match(lz4.error.message, /compression 'lz4' \('file\.compression'\); compact with zstd, snappy, gzip, brotli or none, or run Spark or Flink CALL sys\.compact/);
       assert.deepEqual(checksums(tableDir(wh, table)), before);
     }
   });
@@ -312,7 +328,7 @@ describe('compact on VARIANT tables, against Paimon Java 2.0.0', { timeout: 1_80
     const [file] = await live(wh, 'sh');
     assert.ok((await parquetSchema(join(tableDir(wh, 'sh'), 'bucket-0', file.fileName))).some((n) => n.name === 'typed_value'), 'Java wrote shredded variants');
     const before = checksums(tableDir(wh, 'sh'));
-    const o = await callNamed(executorFor(wh, [compact], VARIANT_ON), 'compact', { table: `${DB}.sh` });
+    const o = await callNamed(executorFor(wh, [compact]), 'compact', { table: `${DB}.sh` });
     assert.ok(!o.ok && o.error.code === 'UNSUPPORTED_TABLE', o.ok ? 'ok' : `${o.error.code} ${o.error.message}`);
     assert.ok(o.error.message.startsWith(`compact on ${DB}.sh: `), o.error.message);
     assert.match(o.error.message, /column j holds VARIANT/);

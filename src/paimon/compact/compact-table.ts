@@ -63,7 +63,7 @@ import { bucketDvEntries, indexFilePath, readDeletionVectorsIndexFile, writeDele
 import { readKeyValues } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import { parseDataField, type DataFieldSpec, type FieldType } from '../data/field-type.js';
-import type { TableSchemaLike } from '../data/data-file-layout.js';
+import { fileCompressionForLevel, type TableSchemaLike } from '../data/data-file-layout.js';
 import { parseMemorySize } from '../spec/core-options.js';
 import { KeyValueDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
 import type { KeyValue } from '../data/internal-row.js';
@@ -77,7 +77,7 @@ import { dataTempDir, openDataEngine, type PrivateDataEngine } from '../data/duc
 import { compactAppendBucket, appendCompactionAllowed } from './append-compaction.js';
 import { checkUnawareDvConflicts, loadAppendDvs } from './append-dv.js';
 import { rowTrackingEnabled } from './row-tracking-compaction.js';
-import { checkDataEvolutionCompactable, compactDataEvolutionPartition } from './data-evolution-compaction.js';
+import { checkDataEvolutionCompactable, compactDataEvolutionPartition, fieldNamesInBlobFile } from './data-evolution-compaction.js';
 import { optionBool as bool } from '../spec/core-options.js';
 import { compactPostponeTable } from './postpone-compaction.js';
 import { POSTPONE_BUCKET } from '../spec/partition-path.js';
@@ -173,13 +173,26 @@ export function schemaLike(s: TableSchema): SchemaLike {
 /** What the caller lets a compaction write beyond what every Paimon reader reads. */
 export interface CompactableSettings {
   /**
-   * Tables with VARIANT columns: the files written hold each variant's `value` and `metadata` as
-   * OPTIONAL columns (DuckDB writes no REQUIRED nested column) where Paimon writes REQUIRED ones;
-   * Paimon Java reads them, pypaimon 2.1.0 refuses them (its Arrow cast keeps the nullability of
-   * nested fields). Off by default, so no reader is cut off without the operator's say.
+   * Tables with VARIANT columns (default: compacted). Their files are rewritten after DuckDB
+   * writes them so that each variant's `value` and `metadata` are REQUIRED, as Paimon writes
+   * them; false refuses such tables, for operators who leave them to Paimon's engines.
    */
   variant?: boolean;
 }
+
+function holdsVariant(t: FieldType): boolean {
+  return t.root === 'VARIANT' || (t.root === 'ARRAY' || t.root === 'MULTISET' ? holdsVariant(t.element)
+    : t.root === 'MAP' ? holdsVariant(t.key) || holdsVariant(t.value)
+    : t.root === 'ROW' && t.fields.some((f) => holdsVariant(f.type)));
+}
+
+/** The first column that holds VARIANT values, at any depth. */
+export function variantColumnOf(schema: Pick<TableSchema, 'fields'>): TableSchema['fields'][number] | undefined {
+  return schema.fields.find((f) => holdsVariant(parseDataField(f).type));
+}
+
+/** Codecs the variant-part rewrite compresses pages with (parquet-required-parts.ts). */
+const VARIANT_REWRITE_CODECS = new Set(['zstd', 'snappy', 'gzip', 'brotli', 'none', 'uncompressed']);
 
 export function checkCompactable(table: string, schema: TableSchema, options: Readonly<Record<string, string>>, settings: CompactableSettings = {}): void {
   const isPk = schema.primaryKeys.length > 0;
@@ -196,9 +209,6 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
   if (rowTrackingEnabled(options) && (isPk || Number(options['bucket'] ?? '-1') !== -1)) {
     refuse("row-tracking ('row-tracking.enabled') tables are compacted by this proxy only as append tables with bucket = -1; run Spark CALL sys.compact for this table");
   }
-  if (rowTrackingEnabled(options) && !bool(options['data-evolution.enabled']) && bool(options['deletion-vectors.enabled'])) {
-    refuse("row-tracking ('row-tracking.enabled') tables with deletion vectors are not compacted by this proxy; run Spark CALL sys.compact for this table");
-  }
   if (bool(options['data-evolution.enabled']) && !rowTrackingEnabled(options)) {
     refuse("data-evolution ('data-evolution.enabled') tables need row tracking ('row-tracking.enabled'); run Spark CALL sys.compact for this table");
   }
@@ -212,7 +222,13 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
       : t.root === 'MAP' ? (unwritable(t.key) ?? unwritable(t.value))
       : t.root === 'ROW' ? t.fields.map((f) => unwritable(f.type)).find((x) => x !== null) ?? null
       : null;
+  // BLOB, ARRAY<BLOB> and MAP<X, BLOB> columns kept in `.blob` files are never rewritten by a
+  // data-evolution compaction (compactBlob = false), which writes only the other columns; Java
+  // keeps BLOB to data-evolution append tables and primary-key tables (SchemaValidation), and the
+  // latter, like inline BLOB fields, are not written here.
+  const inBlobFiles = bool(options['data-evolution.enabled']) && !isPk ? fieldNamesInBlobFile(schema.fields.map((f) => parseDataField(f)), options) : new Set<string>();
   for (const f of schema.fields) {
+    if (inBlobFiles.has(f.name)) continue;
     const bad = unwritable(parseDataField(f).type);
     if (bad !== null) refuse(`column ${f.name} holds ${bad} values, which this proxy does not write; run Spark or Flink CALL sys.compact for this table`);
   }
@@ -220,16 +236,23 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
   // inferred, Paimon's writer (VariantShreddingWritePlanFactory) splits it into typed columns.
   const shredding = ['variant.shreddingSchema', 'parquet.variant.shreddingSchema'].find((k) => options[k] !== undefined)
     ?? (bool(options['variant.inferShreddingSchema']) ? 'variant.inferShreddingSchema' : undefined);
-  const holdsVariant = (t: FieldType): boolean =>
-    t.root === 'VARIANT' || (t.root === 'ARRAY' || t.root === 'MULTISET' ? holdsVariant(t.element)
-      : t.root === 'MAP' ? holdsVariant(t.key) || holdsVariant(t.value)
-      : t.root === 'ROW' && t.fields.some((f) => holdsVariant(f.type)));
-  const variant = schema.fields.find((f) => holdsVariant(parseDataField(f).type));
+  const variant = variantColumnOf(schema);
   if (variant && shredding !== undefined) {
     refuse(`column ${variant.name} holds VARIANT values, which Paimon writes shredded here ('${shredding}') and this proxy does not; run Spark or Flink CALL sys.compact for this table`);
   }
-  if (variant && settings.variant !== true) {
-    refuse(`column ${variant.name} holds VARIANT values; this proxy writes their parts as OPTIONAL Parquet columns, which Paimon Java reads but pypaimon 2.1.0 does not, so it compacts such tables only with procedures.compact_variant_tables = true in its configuration; or run Spark or Flink CALL sys.compact for this table`);
+  if (variant && settings.variant === false) {
+    refuse(`column ${variant.name} holds VARIANT values, and procedures.compact_variant_tables is off in this proxy's configuration; turn it on, or run Spark or Flink CALL sys.compact for this table`);
+  }
+  if (variant) {
+    // The variant parts are made REQUIRED after DuckDB writes a file (variant-parquet.ts), which
+    // compresses their pages again: only with codecs this proxy can encode.
+    const levels = Number(options['num-levels'] ?? '5');
+    for (let level = 0; level < Math.max(1, levels); level++) {
+      const codec = fileCompressionForLevel(options, level);
+      if (!VARIANT_REWRITE_CODECS.has(codec)) {
+        refuse(`column ${variant.name} holds VARIANT values, whose Parquet pages this proxy cannot write with compression '${codec}' ('file.compression'); compact with zstd, snappy, gzip, brotli or none, or run Spark or Flink CALL sys.compact for this table`);
+      }
+    }
   }
   const format = (options['file.format'] ?? 'parquet').toLowerCase();
   if (format !== 'parquet') throw new PaimonError('UNSUPPORTED_FORMAT', `compact on ${table}: file.format '${format}' is not written by this proxy (Parquet only); use Paimon's own engine`);

@@ -6,32 +6,39 @@
  *
  * Planning, per partition, files in manifest order (`CompactPlanner.compactPlan`):
  *  - files whose row-id ranges overlap or touch ([firstRowId, firstRowId + rowCount]) form a group;
- *  - inside a group, files of the same row-id range form a file group (they hold different
+ *  - blob files (`*.blob`) are set aside: they are not compacted and stay live, lined up with
+ *    whatever file holds the other columns of their rows;
+ *  - inside a group, data files of the same row-id range form a file group (they hold different
  *    columns of the same rows); its weight is the sum of max(file size, open-file cost);
  *  - file groups are packed in row-id order into a bin: a file group heavier than
  *    target-file-size closes the bin and is a bin of its own; a bin heavier than the target is
  *    closed; the rest is closed at the end of the group;
  *  - a closed bin with at least `compaction.min.file-num` files is a task.
- * A task is read in row-id order and written as ONE new file (the task's write options lift the
- * target size), which gets the first row id of the task's first file and the sequence range of all
- * its files; it is a plain append-source file (`AppendOnlyWriter`) whose writeCols are null, so
- * rows keep their row ids (firstRowId + position) and the commit assigns none.
+ * A task is read file group by file group in row-id order, each merged field by field as the
+ * data-evolution read does (data-evolution-merge.ts: the newest file holding a field gives it,
+ * fields matched by id over schema evolution), over the write type: the table's current fields
+ * minus those kept in blob files. It is written as ONE new file (the task's write options lift
+ * the target size), which gets the first row id of the task's first file and the sequence range
+ * of all its files; it is a plain append-source file (`AppendOnlyWriter`) whose writeCols are the
+ * write type's names, or null when that is every field, so rows keep their row ids
+ * (firstRowId + position) and the commit assigns none.
  *
  * What this proxy does not do, refused before any work with UNSUPPORTED_TABLE naming Spark's
- * CALL sys.compact: files that hold only some columns (writeCols set: written by MERGE INTO or
- * UPDATE of some columns, merged field by field by Paimon's data-evolution reader), blob and
- * vector-store files, deletion vectors (`DataEvolutionCompactDeletionVectorRewriter`) and index
- * files (`DataEvolutionCompactGlobalIndexDropper`).
+ * CALL sys.compact: vector-store files, deletion vectors
+ * (`DataEvolutionCompactDeletionVectorRewriter`) and index files
+ * (`DataEvolutionCompactGlobalIndexDropper`).
  */
 import { PaimonError } from '../errors.js';
-import type { FileIO } from '../fs/file-io.js';
 import type { DataFileMeta } from '../spec/data-file-meta.js';
+import type { DataFieldSpec, FieldType } from '../data/field-type.js';
+import type { InternalRow } from '../data/internal-row.js';
 import { AppendDataFileWriter } from '../data/parquet-writer.js';
-import { readValueRows } from '../data/parquet-reader.js';
+import { readParquetRows } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import { parseMemorySize } from '../spec/core-options.js';
 import type { BucketCompactResult } from './compact-table.js';
 import type { AppendBucketInput } from './append-compaction.js';
+import { fieldsOfFile, mergeFieldRows, planFieldMerge, type FieldMergeFile } from './data-evolution-merge.js';
 
 function firstRowIdOf(f: DataFileMeta): bigint {
   if (f.firstRowId === null) throw new PaimonError('CORRUPT_METADATA', `data file ${f.fileName} of a data-evolution table has no first row id`);
@@ -73,7 +80,9 @@ export function planDataEvolution(files: readonly DataFileMeta[], o: DataEvoluti
   for (const group of mergeOverlappingRanges(files, (f) => [firstRowIdOf(f), firstRowIdOf(f) + f.rowCount])) {
     let bin: DataFileMeta[] = [];
     let weight = 0;
-    for (const fileGroup of mergeOverlappingRanges(group, (f) => [firstRowIdOf(f), firstRowIdOf(f) + f.rowCount - 1n])) {
+    // Blob files join the groups but are not compacted (compactBlob = false): they stay live.
+    const dataFiles = group.filter((f) => !isBlobFile(f.fileName));
+    for (const fileGroup of mergeOverlappingRanges(dataFiles, (f) => [firstRowIdOf(f), firstRowIdOf(f) + f.rowCount - 1n])) {
       const first = fileGroup[0];
       if (fileGroup.some((f) => f.firstRowId !== first.firstRowId || f.rowCount !== first.rowCount)) {
         throw new PaimonError('CORRUPT_METADATA', `data files ${fileGroup.map((f) => f.fileName).join(', ')} overlap in row ids but do not cover the same rows`);
@@ -99,6 +108,36 @@ export function planDataEvolution(files: readonly DataFileMeta[], o: DataEvoluti
   return tasks;
 }
 
+/** `BlobFileFormat.isBlobFile`. */
+export function isBlobFile(fileName: string): boolean {
+  return fileName.endsWith('.blob');
+}
+
+/** `VectorType.isVectorStoreFile`. */
+function isVectorStoreFile(fileName: string): boolean {
+  return fileName.includes('.vector.');
+}
+
+function splitList(v: string | undefined): string[] {
+  return v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** `CoreOptions.blobInlineField`: BLOB fields stored inline in the data files (descriptor or view bytes). */
+export function blobInlineFields(options: Readonly<Record<string, string>>): Set<string> {
+  return new Set([...splitList(options['blob-descriptor-field'] ?? options['blob.stored-descriptor-fields']), ...splitList(options['blob-view-field'])]);
+}
+
+/** `BlobType.isBlobFileField`: BLOB, ARRAY<BLOB> and MAP<X, BLOB> fields go to `.blob` files unless stored inline. */
+export function isBlobFileField(t: FieldType): boolean {
+  return t.root === 'BLOB' || (t.root === 'ARRAY' && t.element.root === 'BLOB') || (t.root === 'MAP' && t.value.root === 'BLOB');
+}
+
+/** `BlobType.fieldNamesInBlobFile` over the table's fields. */
+export function fieldNamesInBlobFile(fields: readonly DataFieldSpec[], options: Readonly<Record<string, string>>): Set<string> {
+  const inline = blobInlineFields(options);
+  return new Set(fields.filter((f) => isBlobFileField(f.type) && !inline.has(f.name)).map((f) => f.name));
+}
+
 /** Refuses what the rewrite does not do (see the module comment), before any work. */
 export function checkDataEvolutionCompactable(table: string, files: readonly DataFileMeta[], options: Readonly<Record<string, string>>, hasIndexFiles: boolean): void {
   const refuse = (why: string): never => {
@@ -106,13 +145,24 @@ export function checkDataEvolutionCompactable(table: string, files: readonly Dat
   };
   if (options['deletion-vectors.enabled'] === 'true') refuse('with deletion vectors are not compacted by this proxy');
   if (hasIndexFiles) refuse('with index files (deletion vectors or global indexes) are not compacted by this proxy');
+  if (options['vector.file.format'] !== undefined) refuse("with vector-store files ('vector.file.format') are not compacted by this proxy");
   for (const f of files) {
-    if (f.fileName.endsWith('.blob') || f.fileName.includes('.vector.')) refuse(`with blob or vector-store files (${f.fileName}) are not compacted by this proxy`);
-    if (f.writeCols !== null) refuse(`with files that hold only some columns (${f.fileName}: ${f.writeCols.join(', ')}) are not compacted by this proxy`);
+    if (isVectorStoreFile(f.fileName)) refuse(`with vector-store files (${f.fileName}) are not compacted by this proxy`);
   }
 }
 
 export type DataEvolutionPartitionInput = Pick<AppendBucketInput, 'fileIO' | 'table' | 'bucketDir' | 'files' | 'target' | 'schemaOf' | 'options' | 'targetFileSize' | 'dryRun' | 'signal' | 'onWritten'>;
+
+/**
+ * `DataEvolutionNormalCompactTask.readWriteType`: the table's fields except those kept in
+ * dedicated blob files; with the writeCols the new file gets (null when that is every field,
+ * as `BaseAppendFileStoreWrite.withWriteType` leaves it).
+ */
+export function dataEvolutionWriteType(target: DataEvolutionPartitionInput['target'], options: Readonly<Record<string, string>>): { fields: DataFieldSpec[]; writeCols: string[] | null } {
+  const dedicated = fieldNamesInBlobFile(target.fieldSpecs, options);
+  const fields = target.fieldSpecs.filter((f) => !dedicated.has(f.name));
+  return { fields, writeCols: fields.length === target.fieldSpecs.length ? null : fields.map((f) => f.name) };
+}
 
 /** Plans and rewrites one partition (bucket 0) of a data-evolution table. */
 export async function compactDataEvolutionPartition(i: DataEvolutionPartitionInput): Promise<BucketCompactResult> {
@@ -122,39 +172,108 @@ export async function compactDataEvolutionPartition(i: DataEvolutionPartitionInp
     minFileNum: Number(i.options['compaction.min.file-num'] ?? '5'),
   });
   const r: BucketCompactResult = { before: [], after: [], written: [], upgraded: 0, rowsRead: 0n, rowsWritten: 0n };
+  const writeType = dataEvolutionWriteType(i.target, i.options);
+  const writeNames = new Set(writeType.fields.map((f) => f.name));
+  // The writer's schema is the table's, projected on the write type (field ids and stats follow it).
+  const writeSchema = { ...i.target, fields: i.target.fields.filter((f) => writeNames.has(f.name)), fieldSpecs: writeType.fields };
   for (const task of tasks) {
     r.before.push(...task);
     if (i.dryRun) continue;
-    const ordered = [...task].sort((a, b) => (firstRowIdOf(a) < firstRowIdOf(b) ? -1 : firstRowIdOf(a) > firstRowIdOf(b) ? 1 : 0));
     // One output file: the task's write options lift the target size (DataEvolutionCompactTask).
     const writer = new AppendDataFileWriter({
-      fileIO: i.fileIO, bucketDir: i.bucketDir, schema: i.target, level: 0, fileSource: 0, options: i.options,
+      fileIO: i.fileIO, bucketDir: i.bucketDir, schema: writeSchema, level: 0, fileSource: 0, options: i.options,
       targetFileSize: Number.MAX_SAFE_INTEGER, startSequenceNumber: 0n,
     });
     try {
-      let expected = firstRowIdOf(ordered[0]);
-      for (const f of ordered) {
+      // DataEvolutionSplitRead.mergeRangesAndSort: the task's file groups in row-id order.
+      const groups = mergeOverlappingRanges(task, (f) => [firstRowIdOf(f), firstRowIdOf(f) + f.rowCount - 1n]);
+      let expected = firstRowIdOf(groups[0][0]);
+      for (const group of groups) {
         i.signal?.throwIfAborted();
-        if (firstRowIdOf(f) !== expected) throw new PaimonError('CORRUPT_METADATA', `data file ${f.fileName} starts at row id ${f.firstRowId}, expected ${expected}`);
-        expected += f.rowCount;
-        const schema = await i.schemaOf(BigInt(f.schemaId));
-        const evolve = rowEvolution(schema.fieldSpecs, i.target.fieldSpecs, `${i.table} file ${f.fileName}`);
-        for await (const rows of readValueRows({ fileIO: i.fileIO, path: f.externalPath ?? `${i.bucketDir}/${f.fileName}`, schema, table: i.table })) {
-          await writer.write(evolve === null ? rows : rows.map(evolve));
-          r.rowsRead += BigInt(rows.length);
-          r.rowsWritten += BigInt(rows.length);
-        }
+        const head = group[0];
+        if (firstRowIdOf(head) !== expected) throw new PaimonError('CORRUPT_METADATA', `data file ${head.fileName} starts at row id ${head.firstRowId}, expected ${expected}`);
+        expected += head.rowCount;
+        const n = await rewriteFileGroup(i, group, writeType.fields, writer);
+        r.rowsRead += n.read;
+        r.rowsWritten += n.written;
       }
       const metas = await writer.close();
+      if (metas.length !== 1) throw new PaimonError('CORRUPT_METADATA', `data-evolution compaction of ${task.map((f) => f.fileName).join(', ')} produced ${metas.length} files, expected one`);
       for (const m of metas) i.onWritten(m);
       r.written.push(...metas);
       const min = task.reduce((m, f) => (f.minSequenceNumber < m ? f.minSequenceNumber : m), task[0].minSequenceNumber);
       const max = task.reduce((m, f) => (f.maxSequenceNumber > m ? f.maxSequenceNumber : m), task[0].maxSequenceNumber);
-      r.after.push({ ...metas[0], firstRowId: firstRowIdOf(ordered[0]), minSequenceNumber: min, maxSequenceNumber: max });
+      // Java: the task's first file's first row id (the task is in row-id order), its sequence range.
+      r.after.push({ ...metas[0], firstRowId: firstRowIdOf(task[0]), minSequenceNumber: min, maxSequenceNumber: max, writeCols: writeType.writeCols });
     } catch (e) {
       await writer.abort().catch(() => undefined);
       throw e;
     }
   }
   return r;
+}
+
+/**
+ * Reads one file group (files of the same rows) merged field by field and writes its rows; returns
+ * the rows read (over the files that give a field) and written.
+ */
+async function rewriteFileGroup(i: DataEvolutionPartitionInput, group: readonly DataFileMeta[], readFields: readonly DataFieldSpec[], writer: AppendDataFileWriter): Promise<{ read: bigint; written: bigint }> {
+  const where = `${i.table} files ${group.map((f) => f.fileName).join(', ')}`;
+  const inputs: FieldMergeFile[] = [];
+  for (const f of group) {
+    const schema = await i.schemaOf(BigInt(f.schemaId));
+    inputs.push({ name: f.fileName, fields: fieldsOfFile(schema.fieldSpecs, f.writeCols), maxSequenceNumber: f.maxSequenceNumber });
+  }
+  const plan = planFieldMerge(readFields, inputs, where);
+  const rowCount = Number(group[0].rowCount);
+  const cursors = plan.perFile.map((p, k) => {
+    if (p.winners.length === 0) return null;
+    const evolve = rowEvolution(p.fileFields, p.winners, `${i.table} file ${group[k].fileName}`);
+    const rows = readParquetRows(i.fileIO, group[k].externalPath ?? `${i.bucketDir}/${group[k].fileName}`, p.fileFields, { table: i.table });
+    return new RowCursor(rows, evolve);
+  });
+  try {
+    let done = 0;
+    while (done < rowCount) {
+      i.signal?.throwIfAborted();
+      const want = Math.min(4096, rowCount - done);
+      const batches: Array<InternalRow[] | null> = [];
+      for (const c of cursors) batches.push(c === null ? null : await c.take(want));
+      const n = Math.min(want, ...batches.map((b) => (b === null ? want : b.length)));
+      if (n === 0) throw new PaimonError('CORRUPT_METADATA', `${where}: a file ends after ${done} rows, its metadata says ${rowCount}`);
+      // A cursor that gave more than the shortest keeps the rest for the next round.
+      cursors.forEach((c, k) => c?.giveBack(batches[k]!.slice(n)));
+      await writer.write(mergeFieldRows(plan, batches.map((b) => (b === null ? null : b.slice(0, n))), n));
+      done += n;
+    }
+    for (const c of cursors) if (c !== null && (await c.take(1)).length > 0) throw new PaimonError('CORRUPT_METADATA', `${where}: a file holds more than the ${rowCount} rows its metadata says`);
+  } finally {
+    for (const c of cursors) await c?.close();
+  }
+  return { read: BigInt(rowCount) * BigInt(cursors.filter((c) => c !== null).length), written: BigInt(rowCount) };
+}
+
+/** Rows of one file taken a batch at a time, whatever the sizes the reader yields. */
+class RowCursor {
+  private buffer: InternalRow[] = [];
+  constructor(private readonly source: AsyncGenerator<InternalRow[]>, private readonly evolve: ((row: InternalRow) => InternalRow) | null) {}
+
+  async take(n: number): Promise<InternalRow[]> {
+    while (this.buffer.length < n) {
+      const next = await this.source.next();
+      if (next.done === true) break;
+      this.buffer.push(...(this.evolve === null ? next.value : next.value.map(this.evolve)));
+    }
+    const out = this.buffer.slice(0, n);
+    this.buffer = this.buffer.slice(n);
+    return out;
+  }
+
+  giveBack(rows: InternalRow[]): void {
+    if (rows.length > 0) this.buffer = [...rows, ...this.buffer];
+  }
+
+  async close(): Promise<void> {
+    await this.source.return(undefined);
+  }
 }

@@ -5,7 +5,12 @@
  * row-tracking fields and writes them as physical columns (`SpecialFields.rowTypeWithRowTracking`
  * as the write type), so row ids and per-row sequence numbers survive the compaction.
  *
- * Tables that also have deletion vectors are refused (compact-table.ts): not checked against Java.
+ * With deletion vectors (allowed beside row tracking by Paimon 1.4 and 2.0, not beside data
+ * evolution in 1.4) the plan and the index changes are those of any unaware-bucket append table
+ * (append-dv.ts; `AppendCompactTask` restores the partition's `AppendDeleteFileMaintainer` and
+ * persists it after the rewrite): the deleted rows are dropped, and the live ones keep the row id
+ * of their position in the file they came from, since a vector deletes positions and never shifts
+ * the ones after it.
  *
  * Reading (`DataFileRecordReader` / `ColumnarRowIterator.assignRowTracking`): a row's `_ROW_ID` is
  * the file's physical column when it has one and the value is set, else the file's firstRowId plus

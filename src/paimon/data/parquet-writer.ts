@@ -40,6 +40,7 @@ import {
   type TableSchemaLike,
 } from './data-file-layout.js';
 import { ColumnStatsAccumulator, denseValueStats, type SimpleColStats } from './simple-col-stats.js';
+import { requireVariantParts } from './variant-parquet.js';
 import { connectDuckDB, dataTempDir, localPathOf, duckWriteType, fieldIdsOption, quoteIdent, quoteLiteral, recordToDuckConverter, toDuckConverter, topLevelFieldIdsOption, type DataEngine, type ToDuck } from './duckdb-engine.js';
 
 export interface DataFileWriterOptions {
@@ -204,6 +205,7 @@ class ParquetFileSink {
     ];
     await this.conn.run(`COPY ${this.table} TO ${quoteLiteral(localPath)} (${opts.join(', ')})`);
     await this.drop();
+    await requireVariantParts(localPath, this.fields, level);
     return (await stat(localPath)).size;
   }
 

@@ -9,17 +9,21 @@
  *
  * DuckDB writes the group as STRUCT("value" BLOB, "metadata" BLOB), with two differences: the
  * parts carry no field ids (see variantFieldIdSpec) and are OPTIONAL (DuckDB writes no REQUIRED
- * columns; the parts are never null, which costs one definition level). Paimon Java's reader
- * sees neither (it goes by the Paimon type and finds the parts by name). pypaimon 2.1 does see
- * the second: its read type has non-nullable parts, and pyarrow will not cast a nullable struct
- * child to a non-nullable one, so it cannot read these files.
+ * columns, and its own VARIANT type re-encodes and shreds the values and cannot be nested). Paimon
+ * Java's reader sees neither (it goes by the Paimon type and finds the parts by name). pypaimon
+ * 2.1 does see the second: its read type has non-nullable parts, and pyarrow will not cast a
+ * nullable struct child to a non-nullable one. So every finished file is rewritten with its
+ * variant parts REQUIRED (requireVariantParts, parquet-required-parts.ts), the bytes unchanged.
  *
  * Shredded variants (a `typed_value` beside `value`, written when `variant.shreddingSchema` or
  * `variant.inferShreddingSchema` is set) are not reassembled here: reading one is refused.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { DuckDBBlobValue, DuckDBStructValue, type DuckDBValue } from '@duckdb/node-api';
 import { PaimonError } from '../errors.js';
+import type { DataFieldSpec, FieldType } from './field-type.js';
 import type { Datum } from './internal-row.js';
+import { requireLeafColumns } from './parquet-required-parts.js';
 
 /** A VARIANT value: its encoded value and metadata bytes (Paimon's `Variant.value()`/`metadata()`). */
 export type VariantDatum = [value: Uint8Array, metadata: Uint8Array];
@@ -76,4 +80,38 @@ export function variantFromDuck(v: DuckDBValue): Datum {
   }
   const out: VariantDatum = [value, metadata];
   return out;
+}
+
+/**
+ * The Parquet leaf paths of the parts of every VARIANT among the fields, top-level or nested, as
+ * the group sits in the file: ROW children by name, an ARRAY's element under `list`/`element`, a
+ * MAP's key and value under `key_value` (the three-level layout both DuckDB and Paimon write).
+ */
+export function variantPartPaths(fields: readonly DataFieldSpec[]): string[][] {
+  const out: string[][] = [];
+  const walk = (t: FieldType, path: string[]): void => {
+    switch (t.root) {
+      case 'VARIANT': out.push([...path, 'value'], [...path, 'metadata']); return;
+      case 'ROW': for (const f of t.fields) walk(f.type, [...path, f.name]); return;
+      case 'ARRAY': walk(t.element, [...path, 'list', 'element']); return;
+      case 'MULTISET': walk(t.element, [...path, 'key_value', 'key']); return;
+      case 'MAP': walk(t.key, [...path, 'key_value', 'key']); walk(t.value, [...path, 'key_value', 'value']); return;
+      default: return;
+    }
+  };
+  for (const f of fields) walk(f.type, [f.name]);
+  return out;
+}
+
+/**
+ * Makes the variant parts of a Parquet file DuckDB has just written REQUIRED, as Paimon writes
+ * them, in place; a file without VARIANT columns is not touched. The whole file is held in memory
+ * while it is rewritten.
+ */
+export async function requireVariantParts(localPath: string, fields: readonly DataFieldSpec[], zstdLevel: number): Promise<void> {
+  const paths = variantPartPaths(fields);
+  if (paths.length === 0) return;
+  const before = await readFile(localPath);
+  const after = await requireLeafColumns(before, paths, { zstdLevel });
+  if (after !== before) await writeFile(localPath, after);
 }

@@ -147,7 +147,7 @@ function readLong(buf: Buffer, pos: { p: number }): number {
 
 // ---------------------------------------------------------------- snappy (decode, and literal-only encode)
 
-function snappyDecompress(src: Buffer): Buffer {
+export function snappyDecompress(src: Buffer): Buffer {
   const pos = { p: 0 };
   let len = 0;
   let shift = 1;
@@ -200,7 +200,7 @@ function snappyDecompress(src: Buffer): Buffer {
  * A valid snappy stream that stores the input as literals (no matching): readers decode it like
  * any snappy block. Metadata files are small, so honouring the codec matters more than its ratio.
  */
-function snappyLiteral(src: Buffer): Buffer {
+export function snappyLiteral(src: Buffer): Buffer {
   const head: number[] = [];
   let n = src.length;
   do {

@@ -61,6 +61,7 @@ import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.stats.SimpleStats;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.SpecialFields;
 import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
@@ -101,6 +102,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -1178,6 +1180,42 @@ public class PaimonTool {
         m.put("minRowId", mf.minRowId());
         m.put("maxRowId", mf.maxRowId());
         return m;
+    }
+
+    /**
+     * The latest snapshot's nextRowId, the DataFileMeta of every live file of a row-tracking table
+     * (value stats decoded over the columns the file holds: valueStatsCols, else its writeCols in
+     * its own schema; none for .blob files), ordered by first row id, data before blob files, then
+     * sequence numbers, and the snapshot's deletion-vector index entries ("indexFiles").
+     */
+    static void rowTrackedFiles(FileStoreTable t) throws Exception {
+        Snapshot s = t.snapshotManager().latestSnapshot();
+        List<DataFileMeta> live = new ArrayList<>();
+        if (s != null) for (ManifestEntry e : t.store().newScan().withSnapshot(s).plan().files()) live.add(e.file());
+        live.sort(Comparator.comparing((DataFileMeta f) -> f.firstRowId() == null ? Long.MAX_VALUE : f.firstRowId())
+                .thenComparing((DataFileMeta f) -> f.fileName().endsWith(".blob"))
+                .thenComparingLong(DataFileMeta::minSequenceNumber)
+                .thenComparingLong(DataFileMeta::maxSequenceNumber)
+                .thenComparing(DataFileMeta::fileName));
+        List<Object> files = new ArrayList<>();
+        for (DataFileMeta f : live) {
+            TableSchema schema = t.schemaManager().schema(f.schemaId());
+            List<DataField> written = new ArrayList<>(SpecialFields.rowTypeWithRowTracking(schema.logicalRowType()).getFields());
+            List<String> cols = f.valueStatsCols() != null ? f.valueStatsCols()
+                    : f.writeCols() != null ? f.writeCols() : schema.logicalRowType().getFieldNames();
+            List<DataType> types = new ArrayList<>();
+            for (String c : cols) for (DataField df : written) if (df.name().equals(c)) types.add(df.type());
+            Map<String, Object> m = dataFile(f, null, Collections.emptyList());
+            // A blob file's statistics are not value statistics of the table's columns.
+            m.put("valueStats", f.fileName().endsWith(".blob") ? null : stats(f.valueStats(), types));
+            files.add(m);
+        }
+        // The deletion-vector index entries of the snapshot (none without deletion vectors).
+        List<Object> indexFiles = new ArrayList<>();
+        if (s != null) {
+            for (IndexManifestEntry e : t.store().newIndexFileHandler().scan(s, "DELETION_VECTORS")) indexFiles.add(indexEntry(e, t.schema().logicalPartitionType()));
+        }
+        emit(obj("snapshotId", s == null ? null : s.id(), "nextRowId", s == null ? null : s.nextRowId(), "files", files, "indexFiles", indexFiles));
     }
 
     static Map<String, Object> indexEntry(IndexManifestEntry e, RowType partType) {

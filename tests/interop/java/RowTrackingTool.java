@@ -3,6 +3,7 @@ import org.apache.paimon.append.AppendCompactCoordinator;
 import org.apache.paimon.append.AppendCompactTask;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.manifest.IndexManifestEntry;
 import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.operation.BaseAppendFileStoreWrite;
 import org.apache.paimon.reader.RecordReader;
@@ -28,10 +29,12 @@ import java.util.UUID;
  * Row-tracking append tables as Paimon Java sees them.
  *
  * <ul>
- *   <li>{@code compact wh db tbl}: Spark's CompactProcedure.compactUnAwareBucketTable without Spark:
+ *   <li>{@code compact wh db tbl [key=value ...]}: Spark's CompactProcedure.compactUnAwareBucketTable without Spark:
  *       AppendCompactCoordinator plans, each AppendCompactTask rewrites with the write type
  *       {@code SpecialFields.rowTypeWithRowTracking(rowType)} (so _ROW_ID and _SEQUENCE_NUMBER
- *       become physical columns of the new files), one commit.
+ *       become physical columns of the new files), one commit. With deletion vectors the task
+ *       itself reads the vectors through the partition's AppendDeleteFileMaintainer (restored
+ *       from the latest snapshot, as in Spark) and returns the index changes with the files.
  *   <li>{@code de-compact wh db tbl}: Spark's CompactProcedure.compactDataEvolutionTable without
  *       Spark (Paimon 2.0): DataEvolutionCompactCoordinator (no blob, no vector compaction) plans
  *       until the end of the scan, each task's doCompact, the extra messages of
@@ -39,20 +42,21 @@ import java.util.UUID;
  *       that this tool also compiles against 1.4, which has no such procedure.
  *   <li>{@code read wh db tbl}: every row with its _ROW_ID and _SEQUENCE_NUMBER (the row-tracking
  *       read type), one JSON object a line, sorted.
- *   <li>{@code files wh db tbl}: the latest snapshot's nextRowId and the DataFileMeta of every live
- *       file (value stats decoded over the file's write columns), ordered by first row id, then
- *       minimum sequence number.
+ *   <li>{@code files wh db tbl}: the latest snapshot's nextRowId, the DataFileMeta of every live
+ *       file (value stats decoded over the columns the file holds: valueStatsCols, else its
+ *       writeCols in its own schema; none for .blob files), ordered by first row id, data before
+ *       blob files, then sequence numbers, and its deletion-vector index entries ("indexFiles").
  * </ul>
  */
 public class RowTrackingTool {
 
     public static void main(String[] a) throws Exception {
         PaimonTool.out = PaimonTool.stdoutForMain();
-        if (a.length < 4) throw new IllegalArgumentException("usage: RowTrackingTool compact|de-compact|read|files wh db table");
+        if (a.length < 4) throw new IllegalArgumentException("usage: RowTrackingTool compact|de-compact|read|files wh db table [key=value ...]");
         FileStoreTable t = PaimonTool.table(a[1], a[2], a[3]);
         switch (a[0]) {
             case "compact":
-                compact(t);
+                compact(t, dynamicOptions(a, 4));
                 break;
             case "de-compact":
                 dataEvolutionCompact(t);
@@ -69,8 +73,21 @@ public class RowTrackingTool {
         PaimonTool.out.flush();
     }
 
-    static void compact(FileStoreTable table) throws Exception {
-        FileStoreTable t = table.copy(Map.of("write-only", "false"));
+    /** {@code key=value} arguments from {@code from} on: options of this call only, over the table's. */
+    static Map<String, String> dynamicOptions(String[] a, int from) {
+        Map<String, String> o = new java.util.HashMap<>();
+        for (int i = from; i < a.length; i++) {
+            int eq = a[i].indexOf('=');
+            if (eq <= 0) throw new IllegalArgumentException("expected key=value, got " + a[i]);
+            o.put(a[i].substring(0, eq), a[i].substring(eq + 1));
+        }
+        return o;
+    }
+
+    static void compact(FileStoreTable table, Map<String, String> options) throws Exception {
+        Map<String, String> dynamic = new java.util.HashMap<>(options);
+        dynamic.put("write-only", "false");
+        FileStoreTable t = table.copy(dynamic);
         String user = "compact-" + UUID.randomUUID();
         List<AppendCompactTask> tasks = new AppendCompactCoordinator(t, false).run();
         List<CommitMessage> msgs = new ArrayList<>();
@@ -139,24 +156,6 @@ public class RowTrackingTool {
     }
 
     static void files(FileStoreTable t) throws Exception {
-        Snapshot s = t.snapshotManager().latestSnapshot();
-        List<DataFileMeta> live = new ArrayList<>();
-        if (s != null) for (ManifestEntry e : t.store().newScan().withSnapshot(s).plan().files()) live.add(e.file());
-        live.sort(Comparator.comparing((DataFileMeta f) -> f.firstRowId() == null ? Long.MAX_VALUE : f.firstRowId())
-                .thenComparingLong(DataFileMeta::minSequenceNumber)
-                .thenComparing(DataFileMeta::fileName));
-        List<Object> files = new ArrayList<>();
-        for (DataFileMeta f : live) {
-            TableSchema schema = t.schemaManager().schema(f.schemaId());
-            RowType written = schema.logicalRowType();
-            if (f.writeCols() != null && f.writeCols().contains(SpecialFields.ROW_ID.name())) written = SpecialFields.rowTypeWithRowTracking(written);
-            List<DataType> types = new ArrayList<>();
-            List<String> cols = f.valueStatsCols() != null ? f.valueStatsCols() : written.getFieldNames();
-            for (String c : cols) for (DataField df : written.getFields()) if (df.name().equals(c)) types.add(df.type());
-            Map<String, Object> m = PaimonTool.dataFile(f, null, Collections.emptyList());
-            m.put("valueStats", PaimonTool.stats(f.valueStats(), types));
-            files.add(m);
-        }
-        PaimonTool.emit(PaimonTool.obj("snapshotId", s == null ? null : s.id(), "nextRowId", s == null ? null : s.nextRowId(), "files", files));
+        PaimonTool.rowTrackedFiles(t);
     }
 }
