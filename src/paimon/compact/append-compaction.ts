@@ -40,11 +40,6 @@ import { compactionFileSize as smallFileSize, deleteRatioThreshold, packInOrder,
 
 export const FULL_COMPACT_MIN_FILE = 3;
 
-export function appendCompactionAllowed(table: string, options: Readonly<Record<string, string>>): void {
-  void table;
-  void options;
-}
-
 const bySeq = (a: DataFileMeta, b: DataFileMeta): number => (a.minSequenceNumber < b.minSequenceNumber ? -1 : a.minSequenceNumber > b.minSequenceNumber ? 1 : 0);
 
 /** Bucketed append, full compaction (`FullCompactTask`); returns the files to rewrite (empty: nothing). */

@@ -74,7 +74,7 @@ import { pickUniversal, universalOptions } from './universal-compaction.js';
 import { readRun, type MergeOrder, type RunSource } from './sorted-run-merge.js';
 import { compactionMemory, mergeSection, planSectionMerge } from './spill-merge.js';
 import { dataTempDir, openDataEngine, type PrivateDataEngine } from '../data/duckdb-engine.js';
-import { compactAppendBucket, appendCompactionAllowed } from './append-compaction.js';
+import { compactAppendBucket } from './append-compaction.js';
 import { checkUnawareDvConflicts, loadAppendDvs } from './append-dv.js';
 import { rowTrackingEnabled } from './row-tracking-compaction.js';
 import { checkDataEvolutionCompactable, compactDataEvolutionPartition, fieldNamesInBlobFile } from './data-evolution-compaction.js';
@@ -260,8 +260,8 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
     if (k.startsWith('file.format.per.level') && options[k].trim() !== '' && /orc|avro/i.test(options[k])) refuse(`option '${k}' asks for non-Parquet files; use Paimon's own engine`);
   }
   if ((options['sequence.field.sort-order'] ?? 'ascending').toLowerCase() === 'descending') refuse("'sequence.field.sort-order' = descending is not supported; use Paimon's own engine");
+  // Builds the merge function only to refuse the options it does not support, before any work.
   if (isPk) createMergeFunction(schema.fields.map((f) => parseDataField(f)), schema.primaryKeys, options);
-  else appendCompactionAllowed(table, options);
 }
 
 /** Partition fields, and the trimmed primary key's positions and types in the target schema. */
