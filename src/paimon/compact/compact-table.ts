@@ -65,7 +65,8 @@ import { rowEvolution } from '../data/schema-evolution.js';
 import { parseDataField, type DataFieldSpec, type FieldType } from '../data/field-type.js';
 import { fileCompressionForLevel, type TableSchemaLike } from '../data/data-file-layout.js';
 import { parseMemorySize } from '../spec/core-options.js';
-import { KeyValueDataFileWriter, binaryFieldType } from '../data/parquet-writer.js';
+import { KeyValueDataFileWriter, binaryFieldType, duckCompression } from '../data/parquet-writer.js';
+import { REWRITABLE_CODECS } from '../data/parquet-required-parts.js';
 import type { KeyValue } from '../data/internal-row.js';
 import { createMergeFunction, ignoreDeleteOption } from './merge-function.js';
 import { rewriteColumnar } from './columnar-merge.js';
@@ -191,8 +192,14 @@ export function variantColumnOf(schema: Pick<TableSchema, 'fields'>): TableSchem
   return schema.fields.find((f) => holdsVariant(parseDataField(f).type));
 }
 
-/** Codecs the variant-part rewrite compresses pages with (parquet-required-parts.ts). */
-const VARIANT_REWRITE_CODECS = new Set(['zstd', 'snappy', 'gzip', 'brotli', 'none', 'uncompressed']);
+/** A Paimon compression name as the Parquet codec DuckDB writes, '' for one it does not write. */
+function parquetCodecOf(compression: string): string {
+  try {
+    return duckCompression(compression, 'compact');
+  } catch {
+    return '';
+  }
+}
 
 export function checkCompactable(table: string, schema: TableSchema, options: Readonly<Record<string, string>>, settings: CompactableSettings = {}): void {
   const isPk = schema.primaryKeys.length > 0;
@@ -249,7 +256,7 @@ export function checkCompactable(table: string, schema: TableSchema, options: Re
     const levels = Number(options['num-levels'] ?? '5');
     for (let level = 0; level < Math.max(1, levels); level++) {
       const codec = fileCompressionForLevel(options, level);
-      if (!VARIANT_REWRITE_CODECS.has(codec)) {
+      if (!REWRITABLE_CODECS.has(parquetCodecOf(codec))) {
         refuse(`column ${variant.name} holds VARIANT values, whose Parquet pages this proxy cannot write with compression '${codec}' ('file.compression'); compact with zstd, snappy, gzip, brotli or none, or run Spark or Flink CALL sys.compact for this table`);
       }
     }

@@ -18,10 +18,9 @@
  *   updated, as are level histograms (`SizeStatistics`, `ColumnIndex`) and offset indexes.
  */
 import { brotliCompressSync, brotliDecompressSync, crc32, gunzipSync, gzipSync } from 'node:zlib';
-import { decompress as zstdDecompress } from 'fzstd';
 import { compress as zstdCompress } from '@bokuweb/zstd-wasm';
 import { PaimonError } from '../errors.js';
-import { prepareCodecs, snappyDecompress, snappyLiteral } from '../spec/objects-file.js';
+import { prepareCodecs, snappyDecompress, snappyLiteral, zstdDecode } from '../spec/objects-file.js';
 import {
   T, decodeStruct, encodeStruct, getBinary, getI32, getI64, getList, getStruct, setI32, setI64, structsOf,
   type ThriftStruct, type ThriftValue,
@@ -31,6 +30,9 @@ const MAGIC = 'PAR1';
 const REQUIRED = 0, OPTIONAL = 1, REPEATED = 2;
 const DATA_PAGE = 0, DATA_PAGE_V2 = 3;
 const CODEC_NAMES = ['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'LZO', 'BROTLI', 'LZ4', 'ZSTD', 'LZ4_RAW'];
+
+/** The Parquet codecs (as DuckDB spells them) whose pages this rewrite decompresses and compresses again. */
+export const REWRITABLE_CODECS: ReadonlySet<string> = new Set(['uncompressed', 'snappy', 'gzip', 'brotli', 'zstd']);
 
 export interface RequiredPartsOptions {
   /** The zstd level v1 pages of ZSTD chunks are compressed again with (Paimon's `parquet.compression.codec.zstd.level`). */
@@ -181,13 +183,13 @@ function lowerLevels(levels: Uint8Array, oldMax: number, path: readonly string[]
 
 // ---------------------------------------------------------------- codecs (v1 page bodies)
 
-function decompress(codec: number, data: Uint8Array, size: number): Uint8Array {
+function decompress(codec: number, data: Uint8Array): Uint8Array {
   switch (codec) {
     case 0: return data;
     case 1: return snappyDecompress(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     case 2: return gunzipSync(data);
     case 4: return brotliDecompressSync(data);
-    case 6: return zstdDecompress(data, new Uint8Array(size));
+    case 6: return zstdDecode(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     default: throw unsupportedCodec(codec);
   }
 }
@@ -253,7 +255,7 @@ function rewriteChunk(file: Uint8Array, meta: ThriftStruct, leaf: Leaf, o: Requi
       const dph = getStruct(header, 5, 'data_page_header');
       const count = dph === undefined ? -1 : getI32(dph, 1, 'num_values') ?? -1;
       if (count < 0) throw corrupt('a v1 data page without its value count');
-      const raw = decompress(codec, body, uncompressed);
+      const raw = decompress(codec, body);
       if (raw.length !== uncompressed) throw corrupt('a v1 data page does not decompress to its stated size');
       let p = 0;
       const readLen = (): number => {

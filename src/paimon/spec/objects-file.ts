@@ -98,7 +98,7 @@ function wasmCanDecode(data: Buffer): boolean {
  * (Avro blocks hold about 64 KB); a frame that does not fit, or any error, goes to fzstd, which
  * grows its output and reports corrupt input as before.
  */
-function zstdDecode(data: Buffer): Buffer {
+export function zstdDecode(data: Buffer): Buffer {
   if (zstdWasmLoaded && wasmCanDecode(data)) {
     try {
       const out = zstdWasmDecompress(data, { defaultHeapSize: Math.min(WASM_MAX_CONTENT, Math.max(1 << 20, data.length * 64)) });
