@@ -64,7 +64,7 @@ import { readKeyValues } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
 import { parseDataField, type DataFieldSpec, type FieldType } from '../data/field-type.js';
 import { fileCompressionForLevel, type TableSchemaLike } from '../data/data-file-layout.js';
-import { parseMemorySize } from '../spec/core-options.js';
+import { optionList, parseMemorySize } from '../spec/core-options.js';
 import { KeyValueDataFileWriter, binaryFieldType, duckCompression } from '../data/parquet-writer.js';
 import { REWRITABLE_CODECS } from '../data/parquet-required-parts.js';
 import type { KeyValue } from '../data/internal-row.js';
@@ -285,7 +285,7 @@ export function tableKeyLayout(table: string, schema: TableSchema, target: Schem
 
 /** The `sequence.field` columns (positions and types in the target schema). */
 export function sequenceFieldsOf(table: string, target: SchemaLike, options: Readonly<Record<string, string>>): MergeOrder['sequenceFields'] {
-  return (options['sequence.field'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((name) => {
+  return optionList(options['sequence.field']).map((name) => {
     const index = target.fieldSpecs.findIndex((f) => f.name === name);
     if (index < 0) throw new PaimonError('CORRUPT_METADATA', `${table}: sequence.field ${name} is not a field`);
     return { index, type: target.fieldSpecs[index].type };

@@ -35,7 +35,7 @@ import type { InternalRow } from '../data/internal-row.js';
 import { AppendDataFileWriter } from '../data/parquet-writer.js';
 import { readParquetRows } from '../data/parquet-reader.js';
 import { rowEvolution } from '../data/schema-evolution.js';
-import { parseMemorySize } from '../spec/core-options.js';
+import { optionList, parseMemorySize } from '../spec/core-options.js';
 import type { BucketCompactResult } from './compact-table.js';
 import type { AppendBucketInput } from './append-compaction.js';
 import { fieldsOfFile, mergeFieldRows, planFieldMerge, type FieldMergeFile } from './data-evolution-merge.js';
@@ -118,13 +118,9 @@ function isVectorStoreFile(fileName: string): boolean {
   return fileName.includes('.vector.');
 }
 
-function splitList(v: string | undefined): string[] {
-  return v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
-}
-
 /** `CoreOptions.blobInlineField`: BLOB fields stored inline in the data files (descriptor or view bytes). */
 export function blobInlineFields(options: Readonly<Record<string, string>>): Set<string> {
-  return new Set([...splitList(options['blob-descriptor-field'] ?? options['blob.stored-descriptor-fields']), ...splitList(options['blob-view-field'])]);
+  return new Set([...optionList(options['blob-descriptor-field'] ?? options['blob.stored-descriptor-fields']), ...optionList(options['blob-view-field'])]);
 }
 
 /** `BlobType.isBlobFileField`: BLOB, ARRAY<BLOB> and MAP<X, BLOB> fields go to `.blob` files unless stored inline. */

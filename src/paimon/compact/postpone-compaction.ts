@@ -51,7 +51,7 @@ import { toDeleteEntry, type ManifestEntry } from '../spec/manifest-entry.js';
 import { POSTPONE_BUCKET } from '../spec/partition-path.js';
 import type { Snapshot } from '../spec/snapshot.js';
 import type { TableSchema } from '../spec/table-schema.js';
-import { optionBool as bool, parseMemorySize } from '../spec/core-options.js';
+import { optionBool as bool, optionList, parseMemorySize } from '../spec/core-options.js';
 import { FileStoreCommit } from '../table/file-store-commit.js';
 import { SchemaManager } from '../table/schema-manager.js';
 import type { DataFieldSpec } from '../data/field-type.js';
@@ -153,7 +153,7 @@ export function orderPostponeFiles<T extends { file: Pick<DataFileMeta, 'creatio
 /** Positions (in the value row) and binary types of the bucket key (`bucket-key`, else the trimmed primary key). */
 export function postponeBucketKey(schema: Pick<TableSchema, 'primaryKeys' | 'partitionKeys'>, fields: readonly DataFieldSpec[], options: Readonly<Record<string, string>>, table: string): { indexes: number[]; types: BinaryFieldType[] } {
   const trimmed = schema.primaryKeys.filter((k) => !schema.partitionKeys.includes(k));
-  const configured = (options['bucket-key'] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const configured = optionList(options['bucket-key']);
   const names = configured.length > 0 ? configured : trimmed;
   for (const n of names) {
     if (!trimmed.includes(n)) throw new PaimonError('CORRUPT_METADATA', `${table}: bucket key ${n} of a postpone-bucket table must be part of the trimmed primary key`);

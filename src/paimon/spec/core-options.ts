@@ -15,6 +15,11 @@ export function optionBool(v: string | undefined): boolean {
   return v !== undefined && v.trim().toLowerCase() === 'true';
 }
 
+/** A list option (`a, b,c`): its items trimmed, empty ones dropped; none when unset. */
+export function optionList(v: string | undefined): string[] {
+  return v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
 /** Milliseconds per unit label of `TimeUtils.parseDuration` (Java's TimeUnit labels and their plurals). */
 const DURATION_UNIT_MS: Readonly<Record<string, number>> = {
   ms: 1, milli: 1, millis: 1, millisecond: 1, milliseconds: 1,
