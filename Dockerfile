@@ -13,8 +13,11 @@
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# a C compiler for the native relay (native/build.mjs, run by npm ci)
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+COPY native ./native
+RUN PPP_NATIVE_BUILD=required npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY protocol ./protocol
 COPY procedures ./procedures
@@ -31,6 +34,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/native/build ./native/build
 RUN mkdir -p /warehouse /etc/paimon-procedure-proxy && chown node:node /warehouse
 # the image's unprivileged user
 USER node

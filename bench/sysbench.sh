@@ -25,6 +25,7 @@
 #     them down a lot, so throughput and CPU figures of such a run mean nothing, only calls per query.
 #   BENCH_PERF=1: likewise, `perf record -g` of HAProxy and of the proxy workers during their runs, into
 #     $OUT/perf-<label>-<workload>-<threads>.data (add BENCH_NODE_ARGS=--perf-basic-prof for JS names).
+#   BENCH_NATIVE_RELAY: the proxy's upstream.native_relay, on (default) or off (the JavaScript relay).
 #   BENCH_NODE_ARGS: extra node options for the proxy, inherited by its workers (e.g.
 #     "--cpu-prof --cpu-prof-dir=DIR": each process writes its profile when the script stops it).
 set -euo pipefail
@@ -88,10 +89,13 @@ EOF
 haproxy -f "$OUT/haproxy.cfg" -db >"$OUT/haproxy.log" 2>&1 &
 HAPROXY_PID=$!
 
-# The proxy, relay mode, as users run it (compiled by tsx on load; the hot path is plain JS).
+# The proxy, relay mode, as users run it: plain statements through the native relay thread
+# (BENCH_NATIVE_RELAY=on, the default; `off` relays every byte in JavaScript, as before it).
+NATIVE_RELAY="${BENCH_NATIVE_RELAY:-on}"
+[ "$NATIVE_RELAY" = on ] && node native/build.mjs >/dev/null
 PX_PORT=$(_mariadb_free_port)
 # shellcheck disable=SC2086 # BENCH_NODE_ARGS is a list of options
-PPP_LOG_LEVEL=warn node ${BENCH_NODE_ARGS:-} --import tsx src/cli.ts serve --host 127.0.0.1 --port "$PX_PORT" --upstream "127.0.0.1:$DB_PORT" --workers "$PROXY_WORKERS" \
+PPP_LOG_LEVEL=warn PPP_NATIVE_RELAY="$NATIVE_RELAY" node ${BENCH_NODE_ARGS:-} --import tsx src/cli.ts serve --host 127.0.0.1 --port "$PX_PORT" --upstream "127.0.0.1:$DB_PORT" --workers "$PROXY_WORKERS" \
   --warehouse "$OUT/warehouse" >"$OUT/proxy.log" 2>&1 &
 PROXY_PID=$!
 FLOOR=${BENCH_FLOOR:-node}
@@ -182,7 +186,7 @@ median() {
 
 echo "machine: $(nproc) CPU(s), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "versions: $(mariadbd --version | awk '{print $3}') | sysbench $(sysbench --version | awk '{print $2}') | $(haproxy -v | head -1 | awk '{print "haproxy", $3}') | node $(node --version)"
-echo "floor: $FLOOR"
+echo "floor: $FLOOR, proxy native relay: $NATIVE_RELAY"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "each run ${SECONDS_PER_RUN}s x $REPEAT rounds (medians), proxy workers $PROXY_WORKERS, HAProxy threads $HA_THREADS, --db-ps-mode=$PS_MODE, 4 tables x 10000 rows; sysbench, MariaDB and the relay share this machine"
 printf '\n%-18s %4s | %10s %10s %10s %10s | %8s %8s %8s | %8s %8s %8s | %9s | %10s %10s %10s\n' \

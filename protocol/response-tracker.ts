@@ -151,6 +151,15 @@ export class ResponseTracker extends PacketWalker {
     return true;
   }
 
+  /**
+   * Tracks a COM_QUERY response whose LOCAL INFILE request was already relayed (by the native
+   * relay): the client's file comes next, then the server's OK or ERR.
+   */
+  beginInfile(): void {
+    this.begin(COM_QUERY);
+    this.state = TrackerState.Infile;
+  }
+
   /** The client finished a LOCAL INFILE transfer (sent its empty packet); the server's OK/ERR follows. */
   infileDone(): void {
     if (this.state === TrackerState.Infile) this.state = TrackerState.First;

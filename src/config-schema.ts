@@ -187,6 +187,13 @@ export const configSchema = z.strictObject({
       refresh_password: z.string().optional(),
       /** Compress the FE leg too when the client compresses and the FE offers it (Doris does not). */
       compression: z.boolean().default(true),
+      /**
+       * Relay the plain statements of sessions with plain, uncompressed legs in the native relay
+       * thread (native/native-relay.c, built by `npm ci`): 'auto' when it is built (else in
+       * JavaScript, said at start-up), 'on' refuses to start without it, 'off' relays every
+       * byte in JavaScript.
+       */
+      native_relay: z.enum(['auto', 'on', 'off']).default('auto'),
     })
     .optional(),
   catalogs: z.array(catalogSchema).default([]),

@@ -9,7 +9,7 @@
  *
  * Environment: PPP_CONFIG (file), PPP_LISTEN_HOST, PPP_LISTEN_PORT, PPP_UPSTREAM (host:port;
  * empty or `none` for standalone), PPP_UPSTREAM_PROXY_PROTOCOL (true/false), PPP_UPSTREAM_TLS
- * (true/false), PPP_UPSTREAM_TLS_CA (PEM file), PPP_WORKERS, PPP_WAREHOUSE,
+ * (true/false), PPP_UPSTREAM_TLS_CA (PEM file), PPP_NATIVE_RELAY (auto/on/off), PPP_WORKERS, PPP_WAREHOUSE,
  * PPP_USERS_FILE, PPP_TLS_CERT, PPP_TLS_KEY, PPP_LOG_LEVEL.
  */
 import { readFile } from 'node:fs/promises';
@@ -197,6 +197,11 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<LoadedCo
   if (o.workers !== undefined) section(raw, 'listen').workers = parseCount(o.workers, '--workers');
   if (o.upstream !== undefined) applyUpstream(raw, o.upstream, '--upstream');
   if (o.warehouse !== undefined) setWarehouse(raw, o.warehouse, cwd);
+  // after --upstream, which may be the upstream it applies to
+  if (env.PPP_NATIVE_RELAY) {
+    if (!isObject(raw.upstream)) throw new ConfigError('PPP_NATIVE_RELAY needs an upstream (PPP_UPSTREAM, --upstream or upstream: in the file)');
+    raw.upstream.native_relay = env.PPP_NATIVE_RELAY;
+  }
 
   // embedded default catalog
   if (raw.catalogs_from_fe === undefined && (raw.catalogs === undefined || (Array.isArray(raw.catalogs) && raw.catalogs.length === 0))) {

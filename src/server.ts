@@ -10,6 +10,7 @@ import { ConfigError, isLoopbackHost } from './config.js';
 import type { ProxyConfig } from './config-schema.js';
 import type { Logger } from './observability/logger.js';
 import type { StatementRouter } from './router/route.js';
+import { NativeRelay } from './session/native-relay.js';
 import { Session, SessionRegistry, type ProxyStats } from './session/session.js';
 import { loadSecureContext } from './tls.js';
 import type { UpstreamOptions, UpstreamTlsOptions } from './session/upstream-connection.js';
@@ -28,7 +29,8 @@ export interface ProxyServerOptions {
 
 export class ProxyServer {
   readonly registry = new SessionRegistry();
-  readonly stats: ProxyStats = { startedAt: Date.now(), questions: 0, connectionsAccepted: 0, forwarded: 0, bytesUpstream: 0, bytesDownstream: 0 };
+  /** What the sessions count themselves; the native relay counts what it forwards (see `stats`). */
+  private readonly counted: ProxyStats = { startedAt: Date.now(), questions: 0, connectionsAccepted: 0, forwarded: 0, bytesUpstream: 0, bytesDownstream: 0 };
   private server: Server | null = null;
   private readonly sessions = new Set<Session>();
   private nextLocalId: number;
@@ -39,6 +41,8 @@ export class ProxyServer {
     private readonly secureContext: SecureContext | null,
     private readonly users: LocalUsers | null,
     private readonly upstreamTls: UpstreamTlsOptions | null,
+    /** The native relay this server hands idle sessions to (null: all relayed in JavaScript). */
+    readonly nativeRelay: NativeRelay | null,
   ) {
     // Worker i of n hands out i+1, i+1+n, ...: ids stay unique across the processes.
     this.nextLocalId = (opts.worker?.index ?? 0) + 1;
@@ -76,7 +80,32 @@ export class ProxyServer {
       if (!up.tls_verify) logger.warn('upstream.tls_verify is false: the FE certificate is not checked (testing only)');
       upstreamTls = { ca, verify: up.tls_verify, servername: up.tls_servername ?? up.host };
     }
-    return new ProxyServer(opts, secureContext, users, upstreamTls);
+    return new ProxyServer(opts, secureContext, users, upstreamTls, ProxyServer.nativeRelayFor(config, logger));
+  }
+
+  /** The native relay as upstream.native_relay asks: 'on' without a usable build does not start. */
+  private static nativeRelayFor(config: ProxyConfig, logger: Logger): NativeRelay | null {
+    const mode = config.upstream?.native_relay ?? 'off';
+    if (mode === 'off') return null;
+    const relay = NativeRelay.create();
+    if (typeof relay !== 'string') return relay;
+    if (mode === 'on') throw new ConfigError(`upstream.native_relay is 'on' but ${relay}: run npm ci (or node native/build.mjs) where a C compiler is installed, or set native_relay to 'auto' or 'off'`);
+    logger.info(`relaying every byte in JavaScript: ${relay}`);
+    return null;
+  }
+
+  /** The counters so far: the sessions' own plus what the native relay forwarded for them. */
+  get stats(): ProxyStats {
+    const c = this.counted;
+    const n = this.nativeRelay?.counters();
+    if (!n) return { ...c };
+    return {
+      ...c,
+      questions: c.questions + n.queries,
+      forwarded: c.forwarded + n.queries,
+      bytesUpstream: c.bytesUpstream + n.bytesUpstream,
+      bytesDownstream: c.bytesDownstream + n.bytesDownstream,
+    };
   }
 
   get address(): AddressInfo | null {
@@ -101,7 +130,7 @@ export class ProxyServer {
         }
       : null;
     const server = createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 }, (socket: Socket) => {
-      this.stats.connectionsAccepted++;
+      this.counted.connectionsAccepted++;
       const session = new Session(socket, {
         router: this.opts.router,
         logger,
@@ -121,7 +150,8 @@ export class ProxyServer {
           if (this.nextLocalId > 0x7fffffff) this.nextLocalId = (this.opts.worker?.index ?? 0) + 1;
           return id;
         },
-        stats: this.stats,
+        stats: this.counted,
+        nativeRelay: this.nativeRelay,
       });
       this.sessions.add(session);
       socket.once('close', () => this.sessions.delete(session));
@@ -147,6 +177,7 @@ export class ProxyServer {
             mode: upstream ? 'relay' : 'standalone',
             upstream: upstream ? `${upstream.host}:${upstream.port}` : null,
             proxyProtocol: upstream?.proxyProtocol ?? false,
+            nativeRelay: this.nativeRelay !== null,
             tls: this.secureContext !== null,
             upstreamTls: upstream?.tls ? (upstream.tls.verify ? 'verified' : 'unverified') : false,
             catalogs: config.catalogs.map((c) => c.name),

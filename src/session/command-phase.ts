@@ -98,6 +98,22 @@ export class CommandPhase {
     return this.tracker.busy || this.localRunning !== null || this.upstreamQuery !== null;
   }
 
+  /** Nothing in flight and no LOCAL INFILE transfer: the session may hand its sockets to the native relay. */
+  get idle(): boolean {
+    return !this.busy && !this.infileActive;
+  }
+
+  /** The status flags of the last response the native relay relayed. */
+  statusFromNativeRelay(flags: number): void {
+    this.tracker.lastStatusFlags = flags;
+  }
+
+  /** The native relay stopped at a LOCAL INFILE request it relayed: the client's file is relayed here. */
+  infileFromNativeRelay(): void {
+    this.onUpstreamOk = null;
+    this.tracker.beginInfile();
+  }
+
   /** The FE's bytes are the response to a query of the proxy's own, not the client's. */
   get collectingUpstream(): boolean {
     return this.upstreamQuery !== null;
@@ -223,6 +239,7 @@ export class CommandPhase {
     }
     if (s.phase !== 'command') return;
     s.holdClientForQueue(backlogged || (this.busy && s.clientReader.pendingBytes > CLIENT_QUEUE_HIGH_WATER));
+    if (!backlogged && this.idle && s.clientReader.pendingBytes === 0) s.offerToNativeRelay();
   }
 
   private readonly resume = (): void => this.pump();

@@ -20,7 +20,7 @@
 import type { Socket } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
 import { CompressedChannel, MAX_FRAME_LENGTH } from '../../protocol/compression.js';
-import { CLIENT_COMPRESS, ER_HANDSHAKE_ERROR, ER_NET_PACKET_TOO_LARGE, ER_NOT_SUPPORTED_AUTH_MODE, SERVER_STATUS_AUTOCOMMIT } from '../../protocol/constants.js';
+import { CLIENT_COMPRESS, CLIENT_DEPRECATE_EOF, ER_HANDSHAKE_ERROR, ER_NET_PACKET_TOO_LARGE, ER_NOT_SUPPORTED_AUTH_MODE, SERVER_STATUS_AUTOCOMMIT } from '../../protocol/constants.js';
 import { buildErr, type ErrPacket } from '../../protocol/generic-response.js';
 import { encodePacket, PacketReader, PacketTooLargeError } from '../../protocol/packet.js';
 import type { Logger } from '../observability/logger.js';
@@ -30,6 +30,7 @@ import { upgradeToTls } from '../tls.js';
 import type { LocalUsers } from '../users-file.js';
 import { CommandPhase } from './command-phase.js';
 import { ConnectionPhase } from './connection-phase.js';
+import { HandbackReason, NativeRelay, type Handback } from './native-relay.js';
 import { authLegsDiffer, clearPasswordRefusal, clearPasswordRelayAllowed, fullAuthenticationRefusal } from './password-relay.js';
 import { upgradeUpstream, type UpstreamOptions } from './upstream-connection.js';
 import type { UpstreamQueryResult } from './upstream-queries.js';
@@ -51,6 +52,8 @@ const MAX_HANDSHAKE_PAYLOAD = 128 << 10;
 const CLIENT_WRITE_HIGH_WATER = 1 << 20;
 /** MySQL's and MariaDB's default connect_timeout (SessionDeps.connectTimeoutMs). */
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** Most idle points a session waits before it offers itself to the native relay again (see nativeBackoff). */
+const NATIVE_BACKOFF_MAX = 64;
 /** Upstream read buffer: small while responses are small, grown when a read fills it. */
 const UPSTREAM_READ_MIN = 4096;
 const UPSTREAM_READ_MAX = 65536;
@@ -118,6 +121,11 @@ export interface SessionDeps {
   upstreamCompression?: boolean;
   nextConnectionId(): number;
   stats: ProxyStats;
+  /**
+   * The native relay (native-relay.ts) that idle sessions hand their plain statements to; null or
+   * absent: every byte is relayed here. Only sessions with plain, uncompressed legs use it.
+   */
+  nativeRelay?: NativeRelay | null;
 }
 
 export type SessionPhase = 'connection' | 'command' | 'closed';
@@ -174,6 +182,16 @@ export class Session implements SessionView {
   private upstreamCompression: CompressedChannel | null = null;
   /** The HandshakeResponse sent to the FE asked for compression (connection-phase.ts decides). */
   upstreamCompressionRequested = false;
+  /** The native relay holds both sockets under this key (null: this session relays its bytes). */
+  private nativeKey: number | null = null;
+  private nativeOfferPending = false;
+  /**
+   * Idle points to let pass before the next offer. A session the relay gives back before it
+   * forwarded anything (one that runs prepared statements, say) would cross over and back for
+   * every command, so each such return doubles the wait, up to NATIVE_BACKOFF_MAX.
+   */
+  private nativeBackoff = 0;
+  private nativeSkip = 0;
 
   constructor(socket: Socket, deps: SessionDeps) {
     this.clientSocket = socket;
@@ -267,6 +285,12 @@ export class Session implements SessionView {
     this.currentPhase = 'closed';
     if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
     this.deps.registry.remove(this);
+    if (this.nativeKey !== null) {
+      const back = this.deps.nativeRelay!.detach(this.nativeKey);
+      this.nativeKey = null;
+      if (back && flushClient && back.toClient.length > 0) this.toClient(back.toClient);
+      if (flushClient) NativeRelay.resumeReading(this.clientSocket as Socket, null);
+    }
     this.command?.close(reason);
     const up = this.upstreamSocket;
     if (up) {
@@ -608,6 +632,73 @@ export class Session implements SessionView {
   private readonly onUpstreamDrain = (): void => {
     this.clientPausedByUpstream = false;
     if (this.currentPhase !== 'closed' && !this.clientPausedByQueue) this.clientSocket.resume();
+  };
+
+  // ---- the native relay (native-relay.ts) ---------------------------------------------------
+
+  /**
+   * The command phase is idle with nothing queued: offer both sockets to the native relay, in a
+   * later turn of the event loop (the client's stream must be waiting on its next read, which it
+   * is not inside its own 'data' event). Sessions with a TLS or compressed leg keep their bytes.
+   */
+  offerToNativeRelay(): void {
+    if (!this.deps.nativeRelay || this.nativeKey !== null || this.nativeOfferPending) return;
+    if (this.clientTls || this.deps.upstream?.tls || this.clientCompression || this.upstreamCompression) return;
+    if (this.nativeSkip > 0) {
+      this.nativeSkip--;
+      return;
+    }
+    this.nativeOfferPending = true;
+    setImmediate(this.handToNativeRelay);
+  }
+
+  private readonly handToNativeRelay = (): void => {
+    this.nativeOfferPending = false;
+    const up = this.upstreamSocket;
+    const command = this.command;
+    if (this.currentPhase !== 'command' || !up || !command || this.nativeKey !== null) return;
+    if (this.upstreamPausedByClient || this.clientPausedByUpstream || this.clientPausedByQueue || this.awaitingClientDrain) return;
+    if (!command.idle || this.clientReader.pendingBytes !== 0 || this.deps.router.forwardsOther?.(this) !== true) return;
+    this.nativeKey = this.deps.nativeRelay!.attach(
+      this.clientSocket as Socket,
+      up,
+      { deprecateEof: (this.capabilities & CLIENT_DEPRECATE_EOF) !== 0, maxPayload: this.clientReader.maxPayload, statusFlags: this.statusFlags },
+      this.takeBackFromNativeRelay,
+    );
+  };
+
+  /**
+   * The native relay gave the session back: what it still held goes out first, then the session
+   * goes on here with the command it stopped at (or closes, when a side ended).
+   */
+  private readonly takeBackFromNativeRelay = (back: Handback): void => {
+    this.nativeKey = null;
+    if (this.currentPhase !== 'command') return;
+    this.nativeBackoff = back.forwarded > 0 ? 0 : Math.min(NATIVE_BACKOFF_MAX, this.nativeBackoff * 2 || 1);
+    this.nativeSkip = this.nativeBackoff;
+    const up = this.upstreamSocket!;
+    this.statusFlags = back.statusFlags;
+    this.command!.statusFromNativeRelay(back.statusFlags);
+    if (back.reason === HandbackReason.ClientClosed) {
+      this.close('client closed');
+      return;
+    }
+    if (back.toClient.length > 0) this.toClient(back.toClient);
+    NativeRelay.resumeReading(this.clientSocket as Socket, up);
+    if (back.reason === HandbackReason.UpstreamClosed) {
+      this.close('upstream closed', true);
+      return;
+    }
+    // Already counted by the relay: written as they are, with the usual backpressure.
+    if (back.toUpstream.length > 0) this.writeUpstream(back.toUpstream);
+    if (back.toClient.length > 0 && this.clientSocket.writableLength > 0 && !this.upstreamPausedByClient) {
+      this.upstreamPausedByClient = true;
+      up.pause();
+      this.clientSocket.once('drain', this.onClientDrain);
+    }
+    if (back.reason === HandbackReason.Infile) this.command!.infileFromNativeRelay();
+    if (back.held.length > 0) this.command!.clientData(back.held);
+    else this.command!.pump();
   };
 
   // ---- password answers across TLS and plain legs (password-relay.ts) -----------------------

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import mysql from 'mysql2';
-import { connect, mariadb, RawClient, rssOf, startChildProxy, type ChildProxy } from './wire-helpers.js';
+import { connect, mariadb, RawClient, rssOf, startChildProxy, tmpDir, type ChildProxy } from './wire-helpers.js';
 
 let proxy: ChildProxy;
 
@@ -22,7 +22,7 @@ async function upstreamThreads(user: string): Promise<number[]> {
 describe('relay robustness', () => {
   before(async () => {
     const db = mariadb();
-    proxy = await startChildProxy(['--upstream', `127.0.0.1:${db.port}`]);
+    proxy = await startChildProxy(['--upstream', `127.0.0.1:${db.port}`, '--warehouse', tmpDir('wh')]);
   });
   after(async () => {
     await proxy?.stop();
@@ -176,7 +176,7 @@ describe('relay robustness', () => {
 
   test('listen.workers = 2: two processes serve the shared port, and a dead worker is replaced', async () => {
     const db = mariadb();
-    const multi = await startChildProxy(['--upstream', `127.0.0.1:${db.port}`, '--workers', '2']);
+    const multi = await startChildProxy(['--upstream', `127.0.0.1:${db.port}`, '--workers', '2', '--warehouse', tmpDir('wh-workers')]);
     const workersOf = (pid: number): number[] =>
       readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
         .trim()

@@ -48,6 +48,15 @@ export function mariadb(): MariaDbEnv {
 /** A scratch directory below $TEST_TMP (tests/support/temp-dir.ts). */
 export const tmpDir = tempDir;
 
+/**
+ * How the relay tests relay: 'on' (the default: the native relay must be built, so a missing
+ * build fails them rather than passing in JavaScript), or PPP_TEST_NATIVE_RELAY=off for the
+ * JavaScript relay (tests/integration/relay-js/ runs the relay files that way).
+ */
+export function testNativeRelay(): 'on' | 'off' {
+  return process.env.PPP_TEST_NATIVE_RELAY === 'off' ? 'off' : 'on';
+}
+
 /** A validated config: relay to MariaDB unless `upstream: null`. */
 export function proxyConfig(overrides: Record<string, unknown> = {}, opts: { upstream?: boolean } = {}): ProxyConfig {
   const db = opts.upstream === false ? null : mariadb();
@@ -55,7 +64,7 @@ export function proxyConfig(overrides: Record<string, unknown> = {}, opts: { ups
     listen: { host: '127.0.0.1', port: 0 },
     catalogs: [{ name: 'paimon', type: 'filesystem', warehouse: tmpDir('wh') }],
     logging: { level: 'silent' },
-    ...(db ? { upstream: { host: db.host, port: db.port } } : {}),
+    ...(db ? { upstream: { host: db.host, port: db.port, native_relay: testNativeRelay() } } : {}),
     ...overrides,
   };
   return configSchema.parse(raw);
@@ -164,7 +173,7 @@ export async function startChildProxy(args: string[], env: NodeJS.ProcessEnv = {
   const port = await freePort();
   const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
   const child = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--port', String(port), ...args], {
-    env: { ...process.env, PPP_LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PPP_LOG_LEVEL: 'info', ...(args.includes('--upstream') ? { PPP_NATIVE_RELAY: testNativeRelay() } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -246,8 +255,13 @@ export class RawClient {
   }
 
   /** Sends one command and returns the raw response packets (until 300 ms of silence). */
-  async command(payload: Buffer): Promise<Buffer[]> {
-    this.socket.write(encodePacket(payload, 0));
+  command(payload: Buffer): Promise<Buffer[]> {
+    return this.pipeline([payload]);
+  }
+
+  /** Sends several commands in one write (a pipelining client) and returns every packet until 300 ms of silence. */
+  async pipeline(payloads: Buffer[]): Promise<Buffer[]> {
+    this.socket.write(Buffer.concat(payloads.map((p) => encodePacket(p, 0))));
     const out: Buffer[] = [Buffer.from((await this.nextPacket()).raw)];
     for (;;) {
       try {

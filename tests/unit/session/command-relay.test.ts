@@ -71,6 +71,7 @@ function harness(route: (sql: string) => Route = () => ({ kind: 'forward' }), fo
     log: { error: () => undefined },
     clientBacklogged: () => false,
     holdClientForQueue: () => undefined,
+    offerToNativeRelay: () => undefined,
     commandToUpstream: (b: Buffer) => {
       stats.bytesUpstream += b.length;
       up.push(b);
