@@ -463,6 +463,11 @@ export class Session implements SessionView {
   /** Writes a chunk of a relayed FE response to the client; pauses the FE while the client is slow. */
   relayDownstream(chunk: Buffer): void {
     this.deps.stats.bytesDownstream += chunk.length;
+    this.writeDownstream(chunk);
+  }
+
+  /** Writes FE bytes to the client, uncounted; pauses the FE while the client is slow. */
+  private writeDownstream(chunk: Buffer): void {
     if (!this.toClient(chunk) && !this.upstreamPausedByClient) {
       this.upstreamPausedByClient = true;
       this.upstreamSocket!.pause();
@@ -683,19 +688,14 @@ export class Session implements SessionView {
       this.close('client closed');
       return;
     }
-    if (back.toClient.length > 0) this.toClient(back.toClient);
     NativeRelay.resumeReading(this.clientSocket as Socket, up);
+    // Already counted by the relay: written as they are, with the usual backpressure.
+    if (back.toClient.length > 0) this.writeDownstream(back.toClient);
     if (back.reason === HandbackReason.UpstreamClosed) {
       this.close('upstream closed', true);
       return;
     }
-    // Already counted by the relay: written as they are, with the usual backpressure.
     if (back.toUpstream.length > 0) this.writeUpstream(back.toUpstream);
-    if (back.toClient.length > 0 && this.clientSocket.writableLength > 0 && !this.upstreamPausedByClient) {
-      this.upstreamPausedByClient = true;
-      up.pause();
-      this.clientSocket.once('drain', this.onClientDrain);
-    }
     if (back.reason === HandbackReason.Infile) this.command!.infileFromNativeRelay();
     if (back.held.length > 0) this.command!.clientData(back.held);
     else this.command!.pump();
